@@ -1,0 +1,136 @@
+// Package adapters defines the one interface through which the engine reaches a
+// Kubernetes API: a Cluster that carries out Requests and answers with classified
+// Results. It owns the vocabulary shared by every adapter (Ref, Verb, Outcome,
+// Request, Result) and nothing else.
+//
+// The engine never imports an adapter; an adapter never decides what a lifecycle
+// does. adapters/sim implements Cluster in memory with a virtual clock;
+// adapters/kube implements it on client-go against a real API server.
+package adapters
+
+import (
+	"context"
+	"strings"
+)
+
+// Ref names one object, or with an empty Name one kind in one namespace.
+type Ref struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Namespace  string `json:"namespace,omitempty"`
+	Name       string `json:"name"`
+}
+
+// Group returns the API group of the reference ("" for the core group).
+func (r Ref) Group() string {
+	if i := strings.Index(r.APIVersion, "/"); i >= 0 {
+		return r.APIVersion[:i]
+	}
+	return ""
+}
+
+// Version returns the API version without its group.
+func (r Ref) Version() string {
+	if i := strings.Index(r.APIVersion, "/"); i >= 0 {
+		return r.APIVersion[i+1:]
+	}
+	return r.APIVersion
+}
+
+// String renders the reference as kind/namespace/name, or kind/name when it
+// has no namespace; used in traces.
+func (r Ref) String() string {
+	if r.Namespace == "" {
+		return r.Kind + "/" + r.Name
+	}
+	return r.Kind + "/" + r.Namespace + "/" + r.Name
+}
+
+// Verb is what a Request asks the API server to do.
+type Verb string
+
+// The verbs a Request may carry.
+const (
+	Get    Verb = "get"
+	List   Verb = "list"
+	Create Verb = "create"
+	Update Verb = "update"
+	Patch  Verb = "patch"
+	Delete Verb = "delete"
+)
+
+// PatchType selects the patch format of a Patch request.
+type PatchType string
+
+// The patch formats a Patch request may use.
+const (
+	MergePatch PatchType = "merge" // RFC 7386 JSON merge patch
+	JSONPatch  PatchType = "json"  // RFC 6902 JSON patch
+	ApplyPatch PatchType = "apply" // server-side apply
+)
+
+// Outcome is the classified result of one Request: the vocabulary the rule
+// language routes on.
+type Outcome string
+
+// The outcomes every adapter must classify its results into.
+const (
+	OK          Outcome = "ok"
+	NotFound    Outcome = "not_found"
+	Forbidden   Outcome = "forbidden"   // Forbidden or Unauthorized
+	Invalid     Outcome = "invalid"     // rejected by validation or admission
+	Conflict    Outcome = "conflict"    // resourceVersion or field-manager conflict, AlreadyExists
+	Transient   Outcome = "transient"   // 5xx, timeouts, throttling, dropped connections
+	Unsupported Outcome = "unsupported" // unknown kind or version, or a scope mismatch
+)
+
+// Outcomes lists the adapter outcomes in a fixed order.
+var Outcomes = []Outcome{OK, NotFound, Forbidden, Invalid, Conflict, Transient, Unsupported}
+
+// Request is one call to the API server.
+type Request struct {
+	Verb        Verb
+	Ref         Ref
+	Subresource string    // "" or "status"
+	PatchType   PatchType // for Patch
+	Body        []byte    // JSON: the object for Create/Update, the patch for Patch
+	DryRun      bool
+	// Identity, when set, is the user the request impersonates; empty means the
+	// engine's own service account.
+	Identity      string
+	FieldManager  string
+	Force         bool   // server-side apply: take ownership of conflicting fields
+	LabelSelector string // for List
+	// Propagation is the deletion propagation policy: "Foreground",
+	// "Background" (default) or "Orphan".
+	Propagation string
+}
+
+// Result is the answer to one Request.
+type Result struct {
+	Outcome Outcome
+	Object  map[string]any   // the object after the request (Get, Create, Update, Patch)
+	Items   []map[string]any // for List, sorted by namespace then name
+	Message string           // the server's message for a non-OK outcome
+}
+
+// Scope says whether a kind is namespaced, cluster-scoped or unknown.
+type Scope string
+
+// The scopes discovery may report.
+const (
+	Namespaced Scope = "Namespaced"
+	Cluster    Scope = "Cluster"
+	Unknown    Scope = ""
+)
+
+// API is a Kubernetes API as the engine sees it. Implementations must be safe
+// for concurrent use and must classify every failure into an Outcome: an API
+// failure is a Result, never a panic and never a silent drop.
+type API interface {
+	// Do carries out one request.
+	Do(ctx context.Context, req Request) Result
+	// Scope reports how apiVersion/kind is served, Unknown when discovery does
+	// not know it.
+	Scope(ctx context.Context, apiVersion, kind string) Scope
+}
