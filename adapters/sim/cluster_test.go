@@ -1,0 +1,572 @@
+package sim
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/statecraft/statecraft/adapters"
+)
+
+var start = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+func newCluster(t *testing.T, opts ...Option) *Cluster {
+	t.Helper()
+	return New(NewClock(start), opts...)
+}
+
+func body(v any) []byte {
+	data, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return data
+}
+
+func do(c *Cluster, req adapters.Request) adapters.Result {
+	return c.Do(context.Background(), req)
+}
+
+func cmRef(ns, name string) adapters.Ref {
+	return adapters.Ref{APIVersion: "v1", Kind: "ConfigMap", Namespace: ns, Name: name}
+}
+
+func deployRef(name string) adapters.Ref {
+	return adapters.Ref{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "default", Name: name}
+}
+
+func configMap(ns, name string, labels map[string]any, data map[string]any) map[string]any {
+	md := map[string]any{"name": name, "namespace": ns}
+	if labels != nil {
+		md["labels"] = labels
+	}
+	return map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": md, "data": data}
+}
+
+func deployment(name string, replicas int) map[string]any {
+	return map[string]any{
+		"apiVersion": "apps/v1", "kind": "Deployment",
+		"metadata": map[string]any{"name": name, "namespace": "default"},
+		"spec": map[string]any{
+			"replicas": replicas,
+			"selector": map[string]any{"matchLabels": map[string]any{"app": name}},
+		},
+	}
+}
+
+func mustOK(t *testing.T, res adapters.Result) adapters.Result {
+	t.Helper()
+	if res.Outcome != adapters.OK {
+		t.Fatalf("outcome %s (%s), want ok", res.Outcome, res.Message)
+	}
+	return res
+}
+
+func create(t *testing.T, c *Cluster, obj map[string]any) map[string]any {
+	t.Helper()
+	return mustOK(t, do(c, adapters.Request{Verb: adapters.Create, Ref: RefOf(obj), Body: body(obj)})).Object
+}
+
+func get(t *testing.T, c *Cluster, ref adapters.Ref) (map[string]any, bool) {
+	t.Helper()
+	res := do(c, adapters.Request{Verb: adapters.Get, Ref: ref})
+	return res.Object, res.Outcome == adapters.OK
+}
+
+func field(obj map[string]any, p string) any {
+	v, _ := getPath(obj, p)
+	return v
+}
+
+func TestClock(t *testing.T) {
+	c := NewClock(start)
+	if !c.Now().Equal(start) {
+		t.Fatalf("Now = %v", c.Now())
+	}
+	if got := c.Advance(90 * time.Second); !got.Equal(start.Add(90 * time.Second)) {
+		t.Fatalf("Advance = %v", got)
+	}
+	c.Set(start.Add(time.Hour))
+	if !c.Now().Equal(start.Add(time.Hour)) {
+		t.Fatalf("after Set: %v", c.Now())
+	}
+	if !NewClock(time.Time{}).Now().Equal(DefaultEpoch) {
+		t.Fatal("zero start should read DefaultEpoch")
+	}
+}
+
+func TestScope(t *testing.T) {
+	c := newCluster(t)
+	c.RegisterKind("example.com/v1", "Widget", adapters.Namespaced, KindOptions{HasStatus: true})
+	for _, tc := range []struct {
+		apiVersion, kind string
+		want             adapters.Scope
+	}{
+		{"v1", "Namespace", adapters.Cluster},
+		{"v1", "ConfigMap", adapters.Namespaced},
+		{"v1", "Secret", adapters.Namespaced},
+		{"v1", "Service", adapters.Namespaced},
+		{"v1", "ServiceAccount", adapters.Namespaced},
+		{"apps/v1", "Deployment", adapters.Namespaced},
+		{"apps/v1", "StatefulSet", adapters.Namespaced},
+		{"apps/v1", "DaemonSet", adapters.Namespaced},
+		{"autoscaling/v2", "HorizontalPodAutoscaler", adapters.Namespaced},
+		{"policy/v1", "PodDisruptionBudget", adapters.Namespaced},
+		{"coordination.k8s.io/v1", "Lease", adapters.Namespaced},
+		{"rbac.authorization.k8s.io/v1", "ClusterRole", adapters.Cluster},
+		{"apiextensions.k8s.io/v1", "CustomResourceDefinition", adapters.Cluster},
+		{"events.k8s.io/v1", "Event", adapters.Namespaced},
+		{"example.com/v1", "Widget", adapters.Namespaced},
+		{"apps/v1beta1", "Deployment", adapters.Unknown},
+		{"v1", "Pod", adapters.Unknown},
+	} {
+		if got := c.Scope(context.Background(), tc.apiVersion, tc.kind); got != tc.want {
+			t.Errorf("Scope(%s, %s) = %q, want %q", tc.apiVersion, tc.kind, got, tc.want)
+		}
+	}
+}
+
+func TestCreateSetsServerFields(t *testing.T) {
+	c := newCluster(t)
+	c.Clock().Advance(time.Minute)
+	obj := create(t, c, configMap("default", "a", nil, map[string]any{"k": "v"}))
+	md := obj["metadata"].(map[string]any)
+	if md["uid"] == "" || !strings.HasPrefix(md["uid"].(string), "uid-") {
+		t.Errorf("uid = %v", md["uid"])
+	}
+	if md["generation"] != int64(1) {
+		t.Errorf("generation = %v", md["generation"])
+	}
+	if md["creationTimestamp"] != "2026-01-01T00:01:00Z" {
+		t.Errorf("creationTimestamp = %v", md["creationTimestamp"])
+	}
+	rv := md["resourceVersion"].(string)
+	second := create(t, c, configMap("default", "b", nil, nil))
+	if rv2 := metaString(second, "resourceVersion"); rv2 <= rv && len(rv2) <= len(rv) {
+		t.Errorf("resourceVersion did not grow: %s then %s", rv, rv2)
+	}
+	if metaString(second, "uid") == md["uid"] {
+		t.Error("uids repeat")
+	}
+
+	// AlreadyExists is a conflict.
+	res := do(c, adapters.Request{Verb: adapters.Create, Ref: cmRef("default", "a"), Body: body(configMap("default", "a", nil, nil))})
+	if res.Outcome != adapters.Conflict || !strings.Contains(res.Message, "already exists") {
+		t.Errorf("duplicate create: %s %q", res.Outcome, res.Message)
+	}
+	// Results are copies.
+	got, _ := get(t, c, cmRef("default", "a"))
+	got["data"].(map[string]any)["k"] = "changed"
+	again, _ := get(t, c, cmRef("default", "a"))
+	if field(again, "/data/k") != "v" {
+		t.Error("mutating a result changed the stored object")
+	}
+	// Missing namespace.
+	res = do(c, adapters.Request{Verb: adapters.Create, Ref: cmRef("nope", "a"), Body: body(configMap("nope", "a", nil, nil))})
+	if res.Outcome != adapters.NotFound {
+		t.Errorf("create in missing namespace: %s", res.Outcome)
+	}
+	// generateName.
+	gen := map[string]any{"metadata": map[string]any{"generateName": "x-"}}
+	res = mustOK(t, do(c, adapters.Request{Verb: adapters.Create, Ref: cmRef("default", ""), Body: body(gen)}))
+	if name := metaString(res.Object, "name"); !strings.HasPrefix(name, "x-") || len(name) != 7 {
+		t.Errorf("generated name %q", name)
+	}
+}
+
+func TestDeterministicHistory(t *testing.T) {
+	run := func() string {
+		c := newCluster(t)
+		for _, n := range []string{"b", "a", "c"} {
+			create(t, c, configMap("default", n, map[string]any{"app": "x"}, nil))
+		}
+		res := do(c, adapters.Request{Verb: adapters.List, Ref: adapters.Ref{APIVersion: "v1", Kind: "ConfigMap"}})
+		return string(body(res.Items))
+	}
+	if a, b := run(), run(); a != b {
+		t.Fatalf("two runs differ:\n%s\n%s", a, b)
+	}
+}
+
+func TestRequestValidation(t *testing.T) {
+	c := newCluster(t)
+	c.RegisterKind("example.com/v1", "Widget", adapters.Cluster, KindOptions{})
+	ns := func(name string) adapters.Ref { return adapters.Ref{APIVersion: "v1", Kind: "Namespace", Name: name} }
+	for _, tc := range []struct {
+		name string
+		req  adapters.Request
+		want adapters.Outcome
+		msg  string
+	}{
+		{"namespaced without namespace", adapters.Request{Verb: adapters.Get, Ref: cmRef("", "a")}, adapters.Unsupported, "namespaced"},
+		{"cluster-scoped with namespace", adapters.Request{Verb: adapters.Get, Ref: adapters.Ref{APIVersion: "v1", Kind: "Namespace", Namespace: "x", Name: "default"}}, adapters.Unsupported, "cluster-scoped"},
+		{"cluster-scoped list with namespace", adapters.Request{Verb: adapters.List, Ref: adapters.Ref{APIVersion: "example.com/v1", Kind: "Widget", Namespace: "x"}}, adapters.Unsupported, "cluster-scoped"},
+		{"unregistered kind", adapters.Request{Verb: adapters.Get, Ref: adapters.Ref{APIVersion: "v1", Kind: "Pod", Namespace: "default", Name: "p"}}, adapters.Unsupported, "no kind"},
+		{"unserved version", adapters.Request{Verb: adapters.Get, Ref: adapters.Ref{APIVersion: "apps/v1beta2", Kind: "Deployment", Namespace: "default", Name: "p"}}, adapters.Unsupported, "no kind"},
+		{"status of a kind without it", adapters.Request{Verb: adapters.Get, Ref: cmRef("default", "a"), Subresource: "status"}, adapters.Unsupported, "status"},
+		{"unknown subresource", adapters.Request{Verb: adapters.Get, Ref: deployRef("a"), Subresource: "scale"}, adapters.Unsupported, "scale"},
+		{"missing object", adapters.Request{Verb: adapters.Get, Ref: cmRef("default", "missing")}, adapters.NotFound, `configmaps "missing" not found`},
+		{"missing cluster object", adapters.Request{Verb: adapters.Get, Ref: ns("missing")}, adapters.NotFound, "not found"},
+		{"empty name", adapters.Request{Verb: adapters.Get, Ref: cmRef("default", "")}, adapters.Invalid, "name"},
+		{"bad body", adapters.Request{Verb: adapters.Create, Ref: cmRef("default", "a"), Body: []byte("{")}, adapters.Invalid, "body"},
+		{"bad name", adapters.Request{Verb: adapters.Create, Ref: cmRef("default", "A_b"), Body: []byte("{}")}, adapters.Invalid, "RFC 1123"},
+		{"bad label", adapters.Request{Verb: adapters.Create, Ref: cmRef("default", "a"), Body: body(configMap("default", "a", map[string]any{"a": "-x"}, nil))}, adapters.Invalid, "label"},
+		{"name mismatch", adapters.Request{Verb: adapters.Create, Ref: cmRef("default", "a"), Body: body(configMap("default", "b", nil, nil))}, adapters.Invalid, "does not match"},
+		{"namespace mismatch", adapters.Request{Verb: adapters.Create, Ref: cmRef("default", "a"), Body: body(configMap("other", "a", nil, nil))}, adapters.Invalid, "namespace"},
+		{"kind mismatch", adapters.Request{Verb: adapters.Create, Ref: cmRef("default", "a"), Body: []byte(`{"kind":"Secret"}`)}, adapters.Invalid, "kind"},
+		{"unknown verb", adapters.Request{Verb: "watch", Ref: cmRef("default", "a")}, adapters.Unsupported, "watch"},
+		{"bad propagation", adapters.Request{Verb: adapters.Delete, Ref: ns("default"), Propagation: "Sideways"}, adapters.Invalid, "propagationPolicy"},
+		{"status create", adapters.Request{Verb: adapters.Create, Ref: deployRef("a"), Subresource: "status", Body: []byte("{}")}, adapters.Unsupported, "status"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := do(c, tc.req)
+			if res.Outcome != tc.want || !strings.Contains(res.Message, tc.msg) {
+				t.Errorf("got %s %q, want %s containing %q", res.Outcome, res.Message, tc.want, tc.msg)
+			}
+		})
+	}
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	if res := c.Do(cancelled, adapters.Request{Verb: adapters.Get, Ref: ns("default")}); res.Outcome != adapters.Transient {
+		t.Errorf("cancelled context: %s", res.Outcome)
+	}
+}
+
+func TestGeneration(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		req   func(obj map[string]any) adapters.Request
+		want  int64
+		bumps bool // resourceVersion changes
+	}{
+		{"spec change", func(obj map[string]any) adapters.Request {
+			return adapters.Request{Verb: adapters.Patch, Ref: deployRef("d"), PatchType: adapters.MergePatch, Body: []byte(`{"spec":{"replicas":5}}`)}
+		}, 2, true},
+		{"label change", func(obj map[string]any) adapters.Request {
+			return adapters.Request{Verb: adapters.Patch, Ref: deployRef("d"), PatchType: adapters.MergePatch, Body: []byte(`{"metadata":{"labels":{"a":"b"}}}`)}
+		}, 1, true},
+		{"annotation change by update", func(obj map[string]any) adapters.Request {
+			metadata(obj)["annotations"] = map[string]any{"x": "y"}
+			return adapters.Request{Verb: adapters.Update, Ref: deployRef("d"), Body: body(obj)}
+		}, 1, true},
+		{"status subresource", func(obj map[string]any) adapters.Request {
+			return adapters.Request{Verb: adapters.Patch, Ref: deployRef("d"), Subresource: "status", PatchType: adapters.MergePatch, Body: []byte(`{"status":{"replicas":3}}`)}
+		}, 1, true},
+		{"status in main resource is ignored", func(obj map[string]any) adapters.Request {
+			return adapters.Request{Verb: adapters.Patch, Ref: deployRef("d"), PatchType: adapters.MergePatch, Body: []byte(`{"status":{"replicas":3}}`)}
+		}, 1, false},
+		{"no-op patch", func(obj map[string]any) adapters.Request {
+			return adapters.Request{Verb: adapters.Patch, Ref: deployRef("d"), PatchType: adapters.MergePatch, Body: []byte(`{"spec":{"replicas":2}}`)}
+		}, 1, false},
+		{"spec change by update", func(obj map[string]any) adapters.Request {
+			obj["spec"].(map[string]any)["paused"] = true
+			return adapters.Request{Verb: adapters.Update, Ref: deployRef("d"), Body: body(obj)}
+		}, 2, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newCluster(t)
+			obj := create(t, c, deployment("d", 2))
+			res := mustOK(t, do(c, tc.req(obj)))
+			if g := generationOf(res.Object); g != tc.want {
+				t.Errorf("generation = %d, want %d", g, tc.want)
+			}
+			changed := metaString(res.Object, "resourceVersion") != metaString(obj, "resourceVersion")
+			if changed != tc.bumps {
+				t.Errorf("resourceVersion changed = %v, want %v", changed, tc.bumps)
+			}
+		})
+	}
+	// ConfigMap: data is outside metadata and status.
+	c := newCluster(t)
+	create(t, c, configMap("default", "a", nil, map[string]any{"k": "v"}))
+	res := mustOK(t, do(c, adapters.Request{Verb: adapters.Patch, Ref: cmRef("default", "a"), PatchType: adapters.MergePatch, Body: []byte(`{"data":{"k":"w"}}`)}))
+	if generationOf(res.Object) != 2 {
+		t.Errorf("ConfigMap data change: generation %d", generationOf(res.Object))
+	}
+}
+
+func TestOptimisticConcurrency(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		rv   func(current string) string
+		want adapters.Outcome
+	}{
+		{"current", func(cur string) string { return cur }, adapters.OK},
+		{"empty is unconditional", func(string) string { return "" }, adapters.OK},
+		{"stale", func(string) string { return "1" }, adapters.Conflict},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newCluster(t)
+			obj := create(t, c, configMap("default", "a", nil, map[string]any{"k": "v"}))
+			obj["data"] = map[string]any{"k": "w"}
+			metadata(obj)["resourceVersion"] = tc.rv(metaString(obj, "resourceVersion"))
+			res := do(c, adapters.Request{Verb: adapters.Update, Ref: cmRef("default", "a"), Body: body(obj)})
+			if res.Outcome != tc.want {
+				t.Fatalf("update: %s (%s), want %s", res.Outcome, res.Message, tc.want)
+			}
+			patch := body(map[string]any{"metadata": map[string]any{"resourceVersion": tc.rv(metaString(obj, "resourceVersion"))}, "data": map[string]any{"p": "q"}})
+			if tc.want == adapters.OK {
+				cur, _ := get(t, c, cmRef("default", "a"))
+				patch = body(map[string]any{"metadata": map[string]any{"resourceVersion": tc.rv(metaString(cur, "resourceVersion"))}, "data": map[string]any{"p": "q"}})
+			}
+			res = do(c, adapters.Request{Verb: adapters.Patch, PatchType: adapters.MergePatch, Ref: cmRef("default", "a"), Body: patch})
+			if res.Outcome != tc.want {
+				t.Fatalf("patch: %s (%s), want %s", res.Outcome, res.Message, tc.want)
+			}
+		})
+	}
+	c := newCluster(t)
+	res := do(c, adapters.Request{Verb: adapters.Update, Ref: cmRef("default", "missing"), Body: body(configMap("default", "missing", nil, nil))})
+	if res.Outcome != adapters.NotFound {
+		t.Errorf("update of a missing object: %s", res.Outcome)
+	}
+}
+
+func TestDryRunStoresNothing(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		req  adapters.Request
+	}{
+		{"create", adapters.Request{Verb: adapters.Create, Ref: cmRef("default", "new"), Body: body(configMap("default", "new", nil, nil))}},
+		{"update", adapters.Request{Verb: adapters.Update, Ref: cmRef("default", "a"), Body: body(configMap("default", "a", nil, map[string]any{"k": "dry"}))}},
+		{"merge patch", adapters.Request{Verb: adapters.Patch, PatchType: adapters.MergePatch, Ref: cmRef("default", "a"), Body: []byte(`{"data":{"k":"dry"}}`)}},
+		{"json patch", adapters.Request{Verb: adapters.Patch, PatchType: adapters.JSONPatch, Ref: cmRef("default", "a"), Body: []byte(`[{"op":"replace","path":"/data/k","value":"dry"}]`)}},
+		{"apply", adapters.Request{Verb: adapters.Patch, PatchType: adapters.ApplyPatch, FieldManager: "m", Force: true, Ref: cmRef("default", "a"), Body: body(configMap("default", "a", nil, map[string]any{"k": "dry"}))}},
+		{"apply create", adapters.Request{Verb: adapters.Patch, PatchType: adapters.ApplyPatch, FieldManager: "m", Ref: cmRef("default", "new"), Body: body(configMap("default", "new", nil, nil))}},
+		{"delete", adapters.Request{Verb: adapters.Delete, Ref: cmRef("default", "a")}},
+		{"delete namespace", adapters.Request{Verb: adapters.Delete, Ref: adapters.Ref{APIVersion: "v1", Kind: "Namespace", Name: "default"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newCluster(t)
+			create(t, c, configMap("default", "a", nil, map[string]any{"k": "v"}))
+			before := c.Objects("v1", "ConfigMap")
+			nsBefore := c.Objects("v1", "Namespace")
+			rv := c.rv
+			req := tc.req
+			req.DryRun = true
+			res := mustOK(t, do(c, req))
+			if req.Verb != adapters.Delete && field(res.Object, "/data/k") != "dry" && req.Ref.Name != "new" {
+				t.Errorf("dry-run result does not show the change: %v", res.Object)
+			}
+			if !equal(before, c.Objects("v1", "ConfigMap")) || !equal(nsBefore, c.Objects("v1", "Namespace")) {
+				t.Error("dry-run changed the stored objects")
+			}
+			if c.rv != rv {
+				t.Errorf("dry-run bumped the resourceVersion counter %d → %d", rv, c.rv)
+			}
+			if recs := c.Records(); !recs[len(recs)-1].DryRun {
+				t.Error("record does not say dry-run")
+			}
+		})
+	}
+}
+
+func TestStatusSubresource(t *testing.T) {
+	c := newCluster(t)
+	d := deployment("d", 1)
+	d["status"] = map[string]any{"replicas": 9}
+	obj := create(t, c, d)
+	if _, has := obj["status"]; has {
+		t.Errorf("create kept status: %v", obj["status"])
+	}
+	// A status write changes only status.
+	res := mustOK(t, do(c, adapters.Request{Verb: adapters.Patch, Ref: deployRef("d"), Subresource: "status", PatchType: adapters.MergePatch,
+		Body: []byte(`{"spec":{"replicas":7},"metadata":{"labels":{"x":"y"}},"status":{"replicas":1}}`)}))
+	if field(res.Object, "/spec/replicas") != int64(1) || field(res.Object, "/status/replicas") != int64(1) || field(res.Object, "/metadata/labels") != nil {
+		t.Errorf("status patch: %v", res.Object)
+	}
+	// A main-resource update ignores status.
+	obj = res.Object
+	obj["status"] = map[string]any{"replicas": 42}
+	obj["spec"].(map[string]any)["replicas"] = int64(3)
+	res = mustOK(t, do(c, adapters.Request{Verb: adapters.Update, Ref: deployRef("d"), Body: body(obj)}))
+	if field(res.Object, "/status/replicas") != int64(1) || field(res.Object, "/spec/replicas") != int64(3) {
+		t.Errorf("main update: %v", res.Object)
+	}
+	// Status update through Update.
+	obj = res.Object
+	obj["status"] = map[string]any{"replicas": 3}
+	obj["spec"].(map[string]any)["replicas"] = int64(8)
+	res = mustOK(t, do(c, adapters.Request{Verb: adapters.Update, Ref: deployRef("d"), Subresource: "status", Body: body(obj)}))
+	if field(res.Object, "/status/replicas") != int64(3) || field(res.Object, "/spec/replicas") != int64(3) {
+		t.Errorf("status update: %v", res.Object)
+	}
+	// A kind without status subresource stores status with the object.
+	c.RegisterKind("example.com/v1", "Plain", adapters.Namespaced, KindOptions{})
+	plain := map[string]any{"apiVersion": "example.com/v1", "kind": "Plain", "metadata": map[string]any{"name": "p", "namespace": "default"}, "status": map[string]any{"a": "b"}}
+	if got := create(t, c, plain); field(got, "/status/a") != "b" {
+		t.Errorf("plain kind lost status: %v", got)
+	}
+}
+
+func TestListSelectors(t *testing.T) {
+	c := newCluster(t)
+	mustOK(t, do(c, adapters.Request{Verb: adapters.Create, Ref: adapters.Ref{APIVersion: "v1", Kind: "Namespace", Name: "other"}, Body: []byte(`{}`)}))
+	create(t, c, configMap("default", "b", map[string]any{"app": "web", "tier": "front"}, nil))
+	create(t, c, configMap("default", "a", map[string]any{"app": "db", "n": "5"}, nil))
+	create(t, c, configMap("other", "a", map[string]any{"app": "web"}, nil))
+	create(t, c, configMap("other", "c", nil, nil))
+	for _, tc := range []struct {
+		ns, sel string
+		want    string // namespace/name list
+		bad     bool
+	}{
+		{"", "", "default/a default/b other/a other/c", false},
+		{"default", "", "default/a default/b", false},
+		{"", "app=web", "default/b other/a", false},
+		{"", "app==web", "default/b other/a", false},
+		{"", "app!=web", "default/a other/c", false},
+		{"", "app in (db, web)", "default/a default/b other/a", false},
+		{"", "app notin (web)", "default/a other/c", false},
+		{"", "app", "default/a default/b other/a", false},
+		{"", "!app", "other/c", false},
+		{"", "app=web,tier=front", "default/b", false},
+		{"", "app in (web),!tier", "other/a", false},
+		{"", "n>4", "default/a", false},
+		{"", "n<4", "", false},
+		{"other", "app", "other/a", false},
+		{"", "app in web", "", true},
+		{"", "=x", "", true},
+	} {
+		t.Run(tc.ns+"?"+tc.sel, func(t *testing.T) {
+			res := do(c, adapters.Request{Verb: adapters.List, Ref: adapters.Ref{APIVersion: "v1", Kind: "ConfigMap", Namespace: tc.ns}, LabelSelector: tc.sel})
+			if tc.bad {
+				if res.Outcome != adapters.Invalid {
+					t.Errorf("outcome %s, want invalid", res.Outcome)
+				}
+				return
+			}
+			mustOK(t, res)
+			var got []string
+			for _, it := range res.Items {
+				got = append(got, metaString(it, "namespace")+"/"+metaString(it, "name"))
+			}
+			if strings.Join(got, " ") != tc.want {
+				t.Errorf("got %q, want %q", strings.Join(got, " "), tc.want)
+			}
+		})
+	}
+}
+
+func TestPatchTypes(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		pt    adapters.PatchType
+		patch string
+		want  adapters.Outcome
+		check func(obj map[string]any) bool
+	}{
+		{"merge sets and removes", adapters.MergePatch, `{"data":{"k":null,"n":"1"}}`, adapters.OK,
+			func(o map[string]any) bool { return field(o, "/data/k") == nil && field(o, "/data/n") == "1" }},
+		{"json add", adapters.JSONPatch, `[{"op":"add","path":"/metadata/labels","value":{"a":"b"}}]`, adapters.OK,
+			func(o map[string]any) bool { return field(o, "/metadata/labels/a") == "b" }},
+		{"json test passes", adapters.JSONPatch, `[{"op":"test","path":"/data/k","value":"v"},{"op":"remove","path":"/data/k"}]`, adapters.OK,
+			func(o map[string]any) bool { _, has := getPath(o, "/data/k"); return !has }},
+		{"json test fails", adapters.JSONPatch, `[{"op":"test","path":"/data/k","value":"x"}]`, adapters.Invalid, nil},
+		{"json remove missing", adapters.JSONPatch, `[{"op":"remove","path":"/data/zz"}]`, adapters.Invalid, nil},
+		{"malformed merge", adapters.MergePatch, `{`, adapters.Invalid, nil},
+		{"rename", adapters.MergePatch, `{"metadata":{"name":"b"}}`, adapters.Invalid, nil},
+		{"strategic", "strategic", `{}`, adapters.Unsupported, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newCluster(t)
+			create(t, c, configMap("default", "a", nil, map[string]any{"k": "v"}))
+			res := do(c, adapters.Request{Verb: adapters.Patch, PatchType: tc.pt, Ref: cmRef("default", "a"), Body: []byte(tc.patch)})
+			if res.Outcome != tc.want {
+				t.Fatalf("outcome %s (%s), want %s", res.Outcome, res.Message, tc.want)
+			}
+			if tc.check != nil && !tc.check(res.Object) {
+				t.Errorf("unexpected result %v", res.Object)
+			}
+			if stored, _ := c.Object(cmRef("default", "a")); tc.check != nil && !tc.check(stored) {
+				t.Errorf("unexpected stored object %v", stored)
+			}
+		})
+	}
+	c := newCluster(t)
+	if res := do(c, adapters.Request{Verb: adapters.Patch, PatchType: adapters.MergePatch, Ref: cmRef("default", "missing"), Body: []byte(`{}`)}); res.Outcome != adapters.NotFound {
+		t.Errorf("patch of a missing object: %s", res.Outcome)
+	}
+}
+
+func TestRecordsAndCounts(t *testing.T) {
+	c := newCluster(t)
+	create(t, c, configMap("default", "a", nil, nil))
+	c.Clock().Advance(time.Minute)
+	do(c, adapters.Request{Verb: adapters.Get, Ref: cmRef("default", "a")})
+	do(c, adapters.Request{Verb: adapters.Patch, PatchType: adapters.MergePatch, Ref: cmRef("default", "a"), Body: []byte(`{"data":{"a":"b"}}`), DryRun: true})
+	do(c, adapters.Request{Verb: adapters.Patch, PatchType: adapters.MergePatch, Ref: cmRef("default", "a"), Body: []byte(`{"data":{"a":"b"}}`), Identity: "alice"})
+	do(c, adapters.Request{Verb: adapters.Delete, Ref: cmRef("default", "zz"), Identity: "alice"})
+	recs := c.Records()
+	if len(recs) != 5 {
+		t.Fatalf("%d records", len(recs))
+	}
+	want := []string{
+		"2026-01-01T00:00:00Z create ConfigMap/default/a: ok",
+		"2026-01-01T00:01:00Z get ConfigMap/default/a: ok",
+		"2026-01-01T00:01:00Z patch ConfigMap/default/a (merge, dry-run): ok",
+		"2026-01-01T00:01:00Z patch ConfigMap/default/a (merge) as alice: ok",
+		`2026-01-01T00:01:00Z delete ConfigMap/default/zz as alice: not_found: configmaps "zz" not found`,
+	}
+	for i, w := range want {
+		if recs[i].String() != w {
+			t.Errorf("record %d:\n got %s\nwant %s", i, recs[i], w)
+		}
+	}
+	for _, tc := range []struct {
+		verb adapters.Verb
+		id   string
+		want int
+	}{
+		{"*", "*", 4}, {adapters.Patch, "*", 2}, {"*", "alice", 2}, {"*", "", 2}, {adapters.Get, "*", 0}, {adapters.Delete, "alice", 1},
+	} {
+		if got := c.CountWrites(tc.verb, tc.id); got != tc.want {
+			t.Errorf("CountWrites(%q, %q) = %d, want %d", tc.verb, tc.id, got, tc.want)
+		}
+	}
+	if got := c.WriteCounts(); len(got) != 4 || got[0] != (WriteCount{"", adapters.Create, 1}) || got[3] != (WriteCount{"alice", adapters.Patch, 1}) {
+		t.Errorf("WriteCounts = %v", got)
+	}
+	if len(c.Writes()) != 4 {
+		t.Errorf("Writes = %d", len(c.Writes()))
+	}
+	c.ResetRecords()
+	if len(c.Records()) != 0 {
+		t.Error("ResetRecords left records")
+	}
+}
+
+func TestStagingHelpers(t *testing.T) {
+	c := newCluster(t)
+	d := deployment("d", 1)
+	d["status"] = map[string]any{"replicas": 1}
+	if err := c.Apply(d); err != nil {
+		t.Fatal(err)
+	}
+	got, found := c.Object(deployRef("d"))
+	if !found || field(got, "/status/replicas") != int64(1) || generationOf(got) != 1 || metaString(got, "uid") == "" {
+		t.Fatalf("staged object %v", got)
+	}
+	d["spec"].(map[string]any)["replicas"] = 4
+	if err := c.Apply(d); err != nil {
+		t.Fatal(err)
+	}
+	again, _ := c.Object(deployRef("d"))
+	if generationOf(again) != 2 || metaString(again, "uid") != metaString(got, "uid") || field(again, "/spec/replicas") != int64(4) {
+		t.Errorf("replaced object %v", again)
+	}
+	if err := c.Apply(map[string]any{"apiVersion": "v1", "kind": "Pod", "metadata": map[string]any{"name": "p", "namespace": "default"}}); err == nil {
+		t.Error("Apply of an unregistered kind succeeded")
+	}
+	if err := c.Apply(configMap("", "x", nil, nil)); err == nil {
+		t.Error("Apply of a namespaced kind without namespace succeeded")
+	}
+	if len(c.Records()) != 0 {
+		t.Error("staging was logged")
+	}
+	if n := len(c.Objects("v1", "Namespace")); n != len(DefaultNamespaces) {
+		t.Errorf("%d namespaces", n)
+	}
+}

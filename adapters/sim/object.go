@@ -1,0 +1,269 @@
+package sim
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+)
+
+// Objects are stored as unstructured JSON values with the types client-go's
+// unstructured decoding produces: map[string]any, []any, string, bool, nil,
+// int64 for integral numbers and float64 for the others.
+
+// decodeObject parses a JSON object into the canonical representation.
+func decodeObject(data []byte) (map[string]any, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("unexpected data after the JSON object")
+	}
+	m, ok := canonical(v).(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("the body is not a JSON object")
+	}
+	return m, nil
+}
+
+func canonical(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, e := range t {
+			t[k] = canonical(e)
+		}
+		return t
+	case []any:
+		for i, e := range t {
+			t[i] = canonical(e)
+		}
+		return t
+	case json.Number:
+		if i, err := t.Int64(); err == nil {
+			return i
+		}
+		f, _ := t.Float64()
+		return f
+	}
+	return v
+}
+
+// normalize converts any JSON-marshalable object (for example one written
+// as a Go literal with int values) into the canonical representation.
+func normalize(obj map[string]any) (map[string]any, error) {
+	data, err := json.Marshal(obj)
+	if err != nil {
+		return nil, err
+	}
+	return decodeObject(data)
+}
+
+// deepCopy copies a canonical value.
+func deepCopy(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, e := range t {
+			out[k] = deepCopy(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, e := range t {
+			out[i] = deepCopy(e)
+		}
+		return out
+	}
+	return v
+}
+
+func copyObject(obj map[string]any) map[string]any {
+	if obj == nil {
+		return nil
+	}
+	return deepCopy(obj).(map[string]any)
+}
+
+func mustJSON(obj any) []byte {
+	data, err := json.Marshal(obj)
+	if err != nil {
+		// Canonical values always marshal.
+		panic(fmt.Sprintf("sim: marshal: %v", err))
+	}
+	return data
+}
+
+// metadata returns obj.metadata, creating it when absent.
+func metadata(obj map[string]any) map[string]any {
+	if m, ok := obj["metadata"].(map[string]any); ok {
+		return m
+	}
+	m := map[string]any{}
+	obj["metadata"] = m
+	return m
+}
+
+func metaString(obj map[string]any, field string) string {
+	m, _ := obj["metadata"].(map[string]any)
+	s, _ := m[field].(string)
+	return s
+}
+
+func stringList(v any) []string {
+	l, _ := v.([]any)
+	out := make([]string, 0, len(l))
+	for _, e := range l {
+		if s, ok := e.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func stringMap(v any) map[string]string {
+	m, _ := v.(map[string]any)
+	out := make(map[string]string, len(m))
+	for k, e := range m {
+		if s, ok := e.(string); ok {
+			out[k] = s
+		}
+	}
+	return out
+}
+
+func toAnyList(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}
+
+// withoutKeys returns a shallow copy of obj without the named top-level keys
+// and without the named metadata fields.
+func withoutKeys(obj map[string]any, top []string, meta []string) map[string]any {
+	out := make(map[string]any, len(obj))
+	for k, v := range obj {
+		out[k] = v
+	}
+	for _, k := range top {
+		delete(out, k)
+	}
+	if m, ok := out["metadata"].(map[string]any); ok && len(meta) > 0 {
+		mc := make(map[string]any, len(m))
+		for k, v := range m {
+			mc[k] = v
+		}
+		for _, k := range meta {
+			delete(mc, k)
+		}
+		out["metadata"] = mc
+	}
+	return out
+}
+
+func equal(a, b any) bool { return reflect.DeepEqual(a, b) }
+
+// Field paths are JSON pointers (RFC 6901): "/metadata/labels/app".
+
+func escapeToken(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
+}
+
+func splitPointer(p string) []string {
+	if p == "" {
+		return nil
+	}
+	parts := strings.Split(p[1:], "/")
+	for i, s := range parts {
+		parts[i] = strings.ReplaceAll(strings.ReplaceAll(s, "~1", "/"), "~0", "~")
+	}
+	return parts
+}
+
+// getPath returns the value at pointer p inside obj (maps only).
+func getPath(obj map[string]any, p string) (any, bool) {
+	var cur any = obj
+	for _, tok := range splitPointer(p) {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		cur, ok = m[tok]
+		if !ok {
+			return nil, false
+		}
+	}
+	return cur, true
+}
+
+// setPath sets the value at pointer p, creating (or replacing non-map)
+// intermediate values with maps.
+func setPath(obj map[string]any, p string, v any) {
+	toks := splitPointer(p)
+	cur := obj
+	for _, tok := range toks[:len(toks)-1] {
+		next, ok := cur[tok].(map[string]any)
+		if !ok {
+			next = map[string]any{}
+			cur[tok] = next
+		}
+		cur = next
+	}
+	cur[toks[len(toks)-1]] = v
+}
+
+// deletePath removes the value at pointer p and reports whether it existed.
+func deletePath(obj map[string]any, p string) bool {
+	toks := splitPointer(p)
+	cur := obj
+	for _, tok := range toks[:len(toks)-1] {
+		next, ok := cur[tok].(map[string]any)
+		if !ok {
+			return false
+		}
+		cur = next
+	}
+	last := toks[len(toks)-1]
+	_, ok := cur[last]
+	delete(cur, last)
+	return ok
+}
+
+// leaves flattens v into pointer → value for every leaf: scalars, lists
+// (lists are atomic) and empty maps.
+func leaves(v any, prefix string, out map[string]any) {
+	m, ok := v.(map[string]any)
+	if !ok || (len(m) == 0 && prefix != "") {
+		out[prefix] = v
+		return
+	}
+	for k, e := range m {
+		leaves(e, prefix+"/"+escapeToken(k), out)
+	}
+}
+
+// overlaps reports whether one pointer is equal to or an ancestor of the other.
+func overlaps(a, b string) bool {
+	if a == b {
+		return true
+	}
+	if len(a) < len(b) {
+		a, b = b, a
+	}
+	return strings.HasPrefix(a, b+"/")
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

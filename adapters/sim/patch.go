@@ -1,0 +1,363 @@
+package sim
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	jsonpatch "github.com/evanphx/json-patch/v5"
+	"sigs.k8s.io/yaml"
+
+	"github.com/statecraft/statecraft/adapters"
+)
+
+// managerKey names one field manager entry, as metadata.managedFields does:
+// a manager, the operation it used ("Apply" or "Update") and the subresource.
+type managerKey struct{ manager, operation, subresource string }
+
+// ManagedFields is one field manager's ownership of an object's fields.
+type ManagedFields struct {
+	Manager     string
+	Operation   string // "Apply" or "Update"
+	Subresource string
+	Fields      []string // JSON pointers to leaf fields, sorted
+}
+
+func (c *Cluster) patch(k *kindInfo, req adapters.Request) adapters.Result {
+	key := keyOf(k, req.Ref.Namespace, req.Ref.Name)
+	e, found := c.objects[key]
+	if req.PatchType == adapters.ApplyPatch {
+		return c.apply(k, req, key, e)
+	}
+	if !found {
+		return notFound(k, req.Ref.Name)
+	}
+	cur := mustJSON(e.obj)
+	var out []byte
+	var err error
+	switch req.PatchType {
+	case adapters.MergePatch:
+		out, err = jsonpatch.MergePatch(cur, req.Body)
+	case adapters.JSONPatch:
+		var p jsonpatch.Patch
+		if p, err = jsonpatch.DecodePatch(req.Body); err == nil {
+			out, err = p.Apply(cur)
+		}
+	default:
+		return fail(adapters.Unsupported, "the body of the request was in an unknown format: patch type %q is not supported", req.PatchType)
+	}
+	if err != nil {
+		return fail(adapters.Invalid, "the patch could not be applied to %s %q: %v", k.resource(), req.Ref.Name, err)
+	}
+	obj, err := decodeObject(out)
+	if err != nil {
+		return fail(adapters.Invalid, "the patched %s %q is not a valid object: %v", k.resource(), req.Ref.Name, err)
+	}
+	if v, _ := obj["apiVersion"].(string); v != k.apiVersion {
+		return fail(adapters.Invalid, "a patch may not change apiVersion")
+	}
+	if v, _ := obj["kind"].(string); v != k.kind {
+		return fail(adapters.Invalid, "a patch may not change kind")
+	}
+	if uid := metaString(obj, "uid"); uid != metaString(e.obj, "uid") {
+		return fail(adapters.Conflict, "Precondition failed: UID in precondition: %s, UID in object meta: %s", uid, metaString(e.obj, "uid"))
+	}
+	if rv := metaString(obj, "resourceVersion"); rv != "" && rv != metaString(e.obj, "resourceVersion") {
+		return conflictModified(k, req.Ref.Name)
+	}
+	return c.commit(k, req, key, e, obj, nil)
+}
+
+// apply carries out a server-side apply. Ownership is tracked per leaf
+// field (lists are atomic: a list is one leaf). Applying a field another
+// manager owns with a different value is a conflict unless Force is set, in
+// which case the other manager loses the field. Fields the manager applied
+// before and omits now are removed unless another manager owns them.
+func (c *Cluster) apply(k *kindInfo, req adapters.Request, key objKey, e *entry) adapters.Result {
+	if req.FieldManager == "" {
+		return fail(adapters.Invalid, "PATCH %s %q: fieldManager is required for apply requests", k.resource(), req.Ref.Name)
+	}
+	data, err := yaml.YAMLToJSON(req.Body)
+	if err != nil {
+		return fail(adapters.Invalid, "the applied configuration is not valid YAML or JSON: %v", err)
+	}
+	cfg, err := decodeObject(data)
+	if err != nil {
+		return fail(adapters.Invalid, "the applied configuration is not a valid object: %v", err)
+	}
+	for _, f := range []string{"apiVersion", "kind"} {
+		if s, _ := cfg[f].(string); s == "" {
+			return fail(adapters.Invalid, "%s must be set in an applied configuration", f)
+		}
+	}
+	if res, good := fillIdentity(k, req, cfg); !good {
+		return res
+	}
+	if e != nil {
+		if rv := metaString(cfg, "resourceVersion"); rv != "" && rv != metaString(e.obj, "resourceVersion") {
+			return conflictModified(k, req.Ref.Name)
+		}
+	} else if req.Subresource != "" {
+		return notFound(k, req.Ref.Name)
+	}
+
+	me := managerKey{req.FieldManager, "Apply", req.Subresource}
+	applied := ownedLeaves(k, req.Subresource, cfg)
+	var obj map[string]any
+	managed := map[managerKey]map[string]bool{}
+	if e != nil {
+		obj = copyObject(e.obj)
+		for mk, fields := range e.managed {
+			managed[mk] = cloneSet(fields)
+		}
+	} else {
+		obj = map[string]any{"apiVersion": cfg["apiVersion"], "kind": cfg["kind"], "metadata": map[string]any{}}
+		md := metadata(obj)
+		md["name"] = metaString(cfg, "name")
+		if ns := metaString(cfg, "namespace"); ns != "" {
+			md["namespace"] = ns
+		}
+	}
+
+	// Conflicts with the other managers.
+	var conflicts []string
+	for _, mk := range sortedManagers(managed) {
+		if mk == me {
+			continue
+		}
+		for _, q := range sortedKeys(managed[mk]) {
+			for _, p := range sortedKeys(applied) {
+				if !overlaps(p, q) {
+					continue
+				}
+				if cur, has := getPath(obj, p); has && sameApplied(cur, applied[p]) {
+					continue // same value: shared ownership
+				}
+				if req.Force {
+					delete(managed[mk], q)
+				} else {
+					conflicts = append(conflicts, fmt.Sprintf("conflict with %q (%s): %s", mk.manager, mk.operation, pointerToField(q)))
+				}
+				break
+			}
+		}
+	}
+	if len(conflicts) > 0 {
+		return fail(adapters.Conflict, "Apply failed with %d conflict(s): %s", len(conflicts), strings.Join(conflicts, "; "))
+	}
+
+	// Fields this manager applied before and no longer applies.
+	for _, q := range sortedKeys(managed[me]) {
+		if _, still := applied[q]; still {
+			continue
+		}
+		if ownedByOther(managed, me, q) {
+			continue
+		}
+		deletePath(obj, q)
+		pruneEmptyParents(obj, q, managed)
+	}
+	for _, p := range sortedKeys(applied) {
+		if cur, has := getPath(obj, p); has && sameApplied(cur, applied[p]) {
+			continue
+		}
+		setPath(obj, p, deepCopy(applied[p]))
+	}
+	managed[me] = map[string]bool{}
+	for p := range applied {
+		managed[me][p] = true
+	}
+	dropEmptyManagers(managed)
+
+	if e == nil {
+		return c.createObject(k, req, obj, managed)
+	}
+	return c.commit(k, req, key, e, obj, managed)
+}
+
+// sameApplied reports whether applying v where cur is changes nothing. An
+// empty map in an applied configuration asks only that the map exist.
+func sameApplied(cur, v any) bool {
+	if m, isMap := v.(map[string]any); isMap && len(m) == 0 {
+		_, curMap := cur.(map[string]any)
+		return curMap
+	}
+	return equal(cur, v)
+}
+
+func ownedByOther(managed map[managerKey]map[string]bool, me managerKey, p string) bool {
+	for mk, fields := range managed {
+		if mk == me {
+			continue
+		}
+		for q := range fields {
+			if overlaps(p, q) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// pruneEmptyParents removes maps left empty by deleting p, below the top
+// level, unless a manager owns them.
+func pruneEmptyParents(obj map[string]any, p string, managed map[managerKey]map[string]bool) {
+	toks := splitPointer(p)
+	for n := len(toks) - 1; n >= 2; n-- {
+		parent := ""
+		for _, t := range toks[:n] {
+			parent += "/" + escapeToken(t)
+		}
+		v, has := getPath(obj, parent)
+		m, isMap := v.(map[string]any)
+		if !has || !isMap || len(m) > 0 {
+			return
+		}
+		for _, fields := range managed {
+			if fields[parent] {
+				return
+			}
+		}
+		deletePath(obj, parent)
+	}
+}
+
+// fieldManager names the manager of a non-apply write.
+func fieldManager(req adapters.Request) string {
+	switch {
+	case req.FieldManager != "":
+		return req.FieldManager
+	case req.Identity != "":
+		return req.Identity
+	}
+	return "statecraft"
+}
+
+// ownedLeaves returns the leaf fields of obj a manager can own through the
+// given subresource.
+func ownedLeaves(k *kindInfo, subresource string, obj map[string]any) map[string]any {
+	out := map[string]any{}
+	if obj == nil {
+		return out
+	}
+	leaves(obj, "", out)
+	for p := range out {
+		if notOwnable(k, subresource, p) {
+			delete(out, p)
+		}
+	}
+	return out
+}
+
+func notOwnable(k *kindInfo, subresource, p string) bool {
+	switch p {
+	case "/apiVersion", "/kind", "/metadata", "/metadata/name", "/metadata/namespace":
+		return true
+	}
+	for _, f := range serverFields {
+		if overlaps(p, "/metadata/"+f) {
+			return true
+		}
+	}
+	if subresource == "status" {
+		return !strings.HasPrefix(p, "/status/") && p != "/status"
+	}
+	return k.opts.HasStatus && overlaps(p, "/status")
+}
+
+// updateOwnership records an Update operation: the manager takes the leaf
+// fields it changed or added (other managers lose them); removed fields
+// leave every manager.
+func updateOwnership(k *kindInfo, req adapters.Request, prev map[managerKey]map[string]bool, oldObj, newObj map[string]any) map[managerKey]map[string]bool {
+	me := managerKey{fieldManager(req), "Update", req.Subresource}
+	managed := map[managerKey]map[string]bool{}
+	for mk, fields := range prev {
+		managed[mk] = cloneSet(fields)
+	}
+	oldL := ownedLeaves(k, req.Subresource, oldObj)
+	newL := ownedLeaves(k, req.Subresource, newObj)
+	for p := range oldL {
+		if _, still := newL[p]; !still {
+			for _, fields := range managed {
+				removeOverlapping(fields, p)
+			}
+		}
+	}
+	for p, v := range newL {
+		if ov, had := oldL[p]; had && equal(ov, v) {
+			continue
+		}
+		for mk, fields := range managed {
+			if mk != me {
+				removeOverlapping(fields, p)
+			}
+		}
+		if managed[me] == nil {
+			managed[me] = map[string]bool{}
+		}
+		managed[me][p] = true
+	}
+	dropEmptyManagers(managed)
+	return managed
+}
+
+func removeOverlapping(fields map[string]bool, p string) {
+	for q := range fields {
+		if overlaps(p, q) {
+			delete(fields, q)
+		}
+	}
+}
+
+func cloneSet(s map[string]bool) map[string]bool {
+	out := make(map[string]bool, len(s))
+	for k, v := range s {
+		out[k] = v
+	}
+	return out
+}
+
+func dropEmptyManagers(managed map[managerKey]map[string]bool) {
+	for mk, fields := range managed {
+		if len(fields) == 0 {
+			delete(managed, mk)
+		}
+	}
+}
+
+func sortedManagers(managed map[managerKey]map[string]bool) []managerKey {
+	out := make([]managerKey, 0, len(managed))
+	for mk := range managed {
+		out = append(out, mk)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.manager != b.manager {
+			return a.manager < b.manager
+		}
+		if a.operation != b.operation {
+			return a.operation < b.operation
+		}
+		return a.subresource < b.subresource
+	})
+	return out
+}
+
+// ManagedFields reports the field ownership of an object, sorted by manager,
+// operation and subresource; nil when the object does not exist.
+func (c *Cluster) ManagedFields(ref adapters.Ref) []ManagedFields {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, found := c.objects[objKey{ref.APIVersion, ref.Kind, ref.Namespace, ref.Name}]
+	if !found {
+		return nil
+	}
+	var out []ManagedFields
+	for _, mk := range sortedManagers(e.managed) {
+		out = append(out, ManagedFields{
+			Manager: mk.manager, Operation: mk.operation, Subresource: mk.subresource,
+			Fields: sortedKeys(e.managed[mk]),
+		})
+	}
+	return out
+}
