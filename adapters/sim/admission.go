@@ -18,7 +18,7 @@ const (
 // and Delete, where obj is the object being deleted and mutations are
 // ignored) after validation, before anything is stored. Mutating hooks run
 // first, in the order they were added, then rejecting ones, as in the real
-// API server.
+// API server. Hooks run while the cluster is locked and must not call it.
 type Admission struct {
 	Name string
 	// Match selects the requests the hook applies to; nil matches every write.

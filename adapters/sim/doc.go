@@ -41,4 +41,14 @@
 //     for, and a mismatch is adapters.Unsupported.
 //   - Requests are checked in this order: RBAC, faults, discovery and scope,
 //     validation, admission (mutating, then rejecting), storage.
+//   - Garbage collection follows owner references by uid and runs when an
+//     owner is removed or starts a foreground deletion; a reference that is
+//     already dangling when written is not collected until then. Only
+//     dependents with blockOwnerDeletion hold a foreground deletion.
+//   - Deleting a namespace deletes its content at once; the namespace goes
+//     when the last finalizer-held object in it is gone.
+//   - Storing a CustomResourceDefinition serves its served versions at once
+//     and marks it Established; deleting it removes its custom resources.
+//   - Admission hooks and fault matchers run while the cluster is locked:
+//     they must not call the Cluster.
 package sim

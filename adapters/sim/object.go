@@ -167,7 +167,97 @@ func withoutKeys(obj map[string]any, top []string, meta []string) map[string]any
 	return out
 }
 
-func equal(a, b any) bool { return reflect.DeepEqual(a, b) }
+// equal compares two values; canonical values are compared without
+// reflection.
+func equal(a, b any) bool {
+	switch x := a.(type) {
+	case nil:
+		return b == nil
+	case string:
+		y, ok := b.(string)
+		return ok && x == y
+	case bool:
+		y, ok := b.(bool)
+		return ok && x == y
+	case int64:
+		y, ok := b.(int64)
+		return ok && x == y
+	case float64:
+		y, ok := b.(float64)
+		return ok && x == y
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for k, v := range x {
+			w, has := y[k]
+			if !has || !equal(v, w) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !equal(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	return reflect.DeepEqual(a, b)
+}
+
+// diffLeaves walks old and new together and reports, as JSON pointers, the
+// leaves (see leaves) of old that new no longer has and the leaves of new
+// that are new or changed.
+func diffLeaves(old, new any, prefix string, removed, changed func(p string)) {
+	om, oldMap := old.(map[string]any)
+	nm, newMap := new.(map[string]any)
+	oldBranch := oldMap && (len(om) > 0 || prefix == "")
+	newBranch := newMap && (len(nm) > 0 || prefix == "")
+	switch {
+	case oldBranch && newBranch:
+		for k, ov := range om {
+			p := prefix + "/" + escapeToken(k)
+			if nv, has := nm[k]; has {
+				diffLeaves(ov, nv, p, removed, changed)
+			} else {
+				eachLeaf(ov, p, removed)
+			}
+		}
+		for k, nv := range nm {
+			if _, had := om[k]; !had {
+				eachLeaf(nv, prefix+"/"+escapeToken(k), changed)
+			}
+		}
+	case oldBranch:
+		eachLeaf(old, prefix, removed)
+		changed(prefix)
+	case newBranch:
+		removed(prefix)
+		eachLeaf(new, prefix, changed)
+	default:
+		if !equal(old, new) {
+			changed(prefix)
+		}
+	}
+}
+
+func eachLeaf(v any, prefix string, f func(p string)) {
+	m, ok := v.(map[string]any)
+	if !ok || (len(m) == 0 && prefix != "") {
+		f(prefix)
+		return
+	}
+	for k, e := range m {
+		eachLeaf(e, prefix+"/"+escapeToken(k), f)
+	}
+}
 
 // Field paths are JSON pointers (RFC 6901): "/metadata/labels/app".
 

@@ -274,19 +274,28 @@ func updateOwnership(k *kindInfo, req adapters.Request, prev map[managerKey]map[
 	for mk, fields := range prev {
 		managed[mk] = cloneSet(fields)
 	}
-	oldL := ownedLeaves(k, req.Subresource, oldObj)
-	newL := ownedLeaves(k, req.Subresource, newObj)
-	for p := range oldL {
-		if _, still := newL[p]; !still {
-			for _, fields := range managed {
-				removeOverlapping(fields, p)
+	var removed, changed []string
+	var old any = map[string]any{}
+	if oldObj != nil {
+		old = oldObj
+	}
+	diffLeaves(old, newObj, "",
+		func(p string) {
+			if !notOwnable(k, req.Subresource, p) {
+				removed = append(removed, p)
 			}
+		},
+		func(p string) {
+			if !notOwnable(k, req.Subresource, p) {
+				changed = append(changed, p)
+			}
+		})
+	for _, p := range removed {
+		for _, fields := range managed {
+			removeOverlapping(fields, p)
 		}
 	}
-	for p, v := range newL {
-		if ov, had := oldL[p]; had && equal(ov, v) {
-			continue
-		}
+	for _, p := range changed {
 		for mk, fields := range managed {
 			if mk != me {
 				removeOverlapping(fields, p)

@@ -111,3 +111,19 @@ func TestManagedFields(t *testing.T) {
 		t.Error("ManagedFields of a missing object")
 	}
 }
+
+func TestApplyPrunesMapsItEmptied(t *testing.T) {
+	c := newCluster(t)
+	mustOK(t, do(c, applyReq("alpha", false, configMap("default", "a", map[string]any{"l": "1"}, map[string]any{"x": "1"}))))
+	res := mustOK(t, do(c, applyReq("alpha", false, configMap("default", "a", nil, map[string]any{"x": "1"}))))
+	if _, has := getPath(res.Object, "/metadata/labels"); has {
+		t.Errorf("labels left behind: %v", res.Object["metadata"])
+	}
+	// A map another manager still has fields in stays.
+	mustOK(t, do(c, applyReq("alpha", false, configMap("default", "a", map[string]any{"l": "1"}, map[string]any{"x": "1"}))))
+	mustOK(t, do(c, adapters.Request{Verb: adapters.Patch, PatchType: adapters.MergePatch, Ref: cmRef("default", "a"), FieldManager: "other", Body: []byte(`{"metadata":{"labels":{"m":"2"}}}`)}))
+	res = mustOK(t, do(c, applyReq("alpha", false, configMap("default", "a", nil, map[string]any{"x": "1"}))))
+	if !equal(field(res.Object, "/metadata/labels"), map[string]any{"m": "2"}) {
+		t.Errorf("labels %v", field(res.Object, "/metadata/labels"))
+	}
+}
