@@ -1,0 +1,11 @@
+// Package engine executes compiled Machines. Step is pure: from a Snapshot
+// (the object, what was observed, and the time) it decides which transition
+// fires and what requests its actions make; Resolve routes the actions'
+// outcomes to a state and computes the new status. Reconcile alternates Step
+// with an adapters.API until the object comes to rest, writes status once,
+// and returns when it must be woken again.
+//
+// The engine never imports client-go, never reads the wall clock and never
+// sleeps: time is an input and wake-ups are returned. Rule files decide;
+// package fsm compiles them; adapters carry requests out.
+package engine

@@ -1,0 +1,251 @@
+// Package library holds the CEL functions that rule files call for domain
+// computations that are not decisions: applying a merge patch, comparing an
+// object with a patch, naming an object, computing a backoff. It also owns
+// the conversion of values between Go's unstructured JSON and CEL.
+//
+// It decides nothing: rule files decide, package fsm compiles expressions
+// against Env, and package engine evaluates them.
+package library
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"reflect"
+	"sort"
+	"time"
+
+	jsonpatch "github.com/evanphx/json-patch/v5"
+	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/common/types"
+	"github.com/google/cel-go/common/types/ref"
+	"github.com/google/cel-go/common/types/traits"
+	"github.com/google/cel-go/ext"
+)
+
+// EnvOptions returns the CEL environment every rule expression compiles in:
+// the standard library, optional types, the strings, math, lists and sets
+// extensions, and statecraft's own functions.
+func EnvOptions() []cel.EnvOption {
+	return []cel.EnvOption{
+		cel.OptionalTypes(),
+		cel.CrossTypeNumericComparisons(true),
+		ext.Strings(),
+		ext.Math(),
+		ext.Lists(),
+		ext.Sets(),
+		ext.Encoders(),
+		cel.Lib(statecraftLib{}),
+	}
+}
+
+type statecraftLib struct{}
+
+func (statecraftLib) LibraryName() string { return "statecraft" }
+
+func (statecraftLib) ProgramOptions() []cel.ProgramOption { return nil }
+
+func (statecraftLib) CompileOptions() []cel.EnvOption {
+	dyn := cel.DynType
+	mapSD := cel.MapType(cel.StringType, cel.DynType)
+	return []cel.EnvOption{
+		cel.Function("ref",
+			cel.Overload("ref_dyn", []*cel.Type{dyn}, mapSD, cel.UnaryBinding(refOf))),
+		cel.Function("patch.merge",
+			cel.Overload("patch_merge_dyn_dyn", []*cel.Type{dyn, dyn}, dyn, cel.BinaryBinding(mergeFn))),
+		cel.Function("patch.satisfied",
+			cel.Overload("patch_satisfied_dyn_dyn", []*cel.Type{dyn, dyn}, cel.BoolType, cel.BinaryBinding(satisfiedFn))),
+		cel.Function("backoff",
+			cel.Overload("backoff_duration_int_duration", []*cel.Type{cel.DurationType, cel.IntType, cel.DurationType}, cel.DurationType,
+				cel.FunctionBinding(backoffFn))),
+	}
+}
+
+// refOf returns {apiVersion, kind, namespace, name} of an object.
+func refOf(v ref.Val) ref.Val {
+	obj, ok := ToGo(v).(map[string]any)
+	if !ok {
+		return types.NewErr("ref: argument is not an object")
+	}
+	meta, _ := obj["metadata"].(map[string]any)
+	out := map[string]any{
+		"apiVersion": obj["apiVersion"],
+		"kind":       obj["kind"],
+		"name":       meta["name"],
+		"namespace":  "",
+	}
+	if ns, ok := meta["namespace"].(string); ok {
+		out["namespace"] = ns
+	}
+	return ToCEL(out)
+}
+
+func mergeFn(a, b ref.Val) ref.Val {
+	out, err := MergePatch(ToGo(a), ToGo(b))
+	if err != nil {
+		return types.NewErr("patch.merge: %v", err)
+	}
+	return ToCEL(out)
+}
+
+func satisfiedFn(a, b ref.Val) ref.Val {
+	obj := ToGo(a)
+	out, err := MergePatch(obj, ToGo(b))
+	if err != nil {
+		return types.NewErr("patch.satisfied: %v", err)
+	}
+	return types.Bool(reflect.DeepEqual(Normalize(obj), out))
+}
+
+// MergePatch applies an RFC 7386 JSON merge patch to doc.
+func MergePatch(doc, patch any) (any, error) {
+	d, err := json.Marshal(doc)
+	if err != nil {
+		return nil, err
+	}
+	p, err := json.Marshal(patch)
+	if err != nil {
+		return nil, err
+	}
+	out, err := jsonpatch.MergePatch(d, p)
+	if err != nil {
+		return nil, err
+	}
+	return DecodeJSON(out)
+}
+
+// MaxBackoff caps every backoff at 24 hours unless the caller's cap is lower.
+const MaxBackoff = 24 * time.Hour
+
+func backoffFn(args ...ref.Val) ref.Val {
+	base, ok1 := args[0].(types.Duration)
+	n, ok2 := args[1].(types.Int)
+	limit, ok3 := args[2].(types.Duration)
+	if !ok1 || !ok2 || !ok3 {
+		return types.NewErr("backoff: want (duration, int, duration)")
+	}
+	return types.Duration{Duration: Backoff(base.Duration, int64(n), limit.Duration)}
+}
+
+// Backoff returns base·2^n, capped at limit (n < 0 counts as 0).
+func Backoff(base time.Duration, n int64, limit time.Duration) time.Duration {
+	if n < 0 {
+		n = 0
+	}
+	d := base
+	for i := int64(0); i < n; i++ {
+		if d >= limit || d > math.MaxInt64/2 {
+			return limit
+		}
+		d *= 2
+	}
+	if d > limit {
+		return limit
+	}
+	return d
+}
+
+// DecodeJSON decodes JSON into unstructured values with whole numbers as
+// int64, so that CEL sees ints where Kubernetes schemas say integer.
+func DecodeJSON(b []byte) (any, error) {
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return nil, err
+	}
+	return Normalize(v), nil
+}
+
+// Normalize returns v with every whole float64 turned into int64, deeply.
+// Maps and slices are copied.
+func Normalize(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = Normalize(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = Normalize(e)
+		}
+		return out
+	case float64:
+		if x == math.Trunc(x) && math.Abs(x) < 1<<53 {
+			return int64(x)
+		}
+		return x
+	case int:
+		return int64(x)
+	case int32:
+		return int64(x)
+	}
+	return v
+}
+
+// ToCEL converts an unstructured Go value to a CEL value.
+func ToCEL(v any) ref.Val {
+	return types.DefaultTypeAdapter.NativeToValue(Normalize(v))
+}
+
+// ToGo converts a CEL value to unstructured Go: maps, lists, strings, int64,
+// float64, bool, nil; timestamps become RFC 3339 strings and durations Go
+// duration strings, which is how status fields keep them.
+func ToGo(v ref.Val) any {
+	switch x := v.(type) {
+	case nil:
+		return nil
+	case types.Null:
+		return nil
+	case types.String:
+		return string(x)
+	case types.Int:
+		return int64(x)
+	case types.Uint:
+		return int64(x)
+	case types.Double:
+		return float64(x)
+	case types.Bool:
+		return bool(x)
+	case types.Bytes:
+		return string(x)
+	case types.Timestamp:
+		return x.Time.UTC().Format(time.RFC3339)
+	case types.Duration:
+		return x.Duration.String()
+	case *types.Optional:
+		if x.HasValue() {
+			return ToGo(x.GetValue())
+		}
+		return nil
+	}
+	if m, ok := v.(traits.Mapper); ok {
+		out := map[string]any{}
+		it := m.Iterator()
+		for it.HasNext() == types.True {
+			k := it.Next()
+			out[fmt.Sprint(ToGo(k))] = ToGo(m.Get(k))
+		}
+		return out
+	}
+	if l, ok := v.(traits.Lister); ok {
+		n, _ := l.Size().(types.Int)
+		out := make([]any, 0, int(n))
+		for i := types.Int(0); i < n; i++ {
+			out = append(out, ToGo(l.Get(i)))
+		}
+		return out
+	}
+	return Normalize(v.Value())
+}
+
+// SortedKeys returns the keys of m in order.
+func SortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,198 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"time"
+
+	jsonpatch "github.com/evanphx/json-patch/v5"
+
+	"github.com/statecraft/statecraft/adapters"
+	"github.com/statecraft/statecraft/engine/library"
+	"github.com/statecraft/statecraft/fsm"
+)
+
+// Tracer receives, in order, what a reconcile decides. Requests themselves
+// are recorded by the adapter that carries them out.
+type Tracer interface {
+	// Transition is called once per fired transition.
+	Transition(now time.Time, obj adapters.Ref, r *Result)
+	// Problem is called when a step reports a problem instead of moving.
+	Problem(now time.Time, obj adapters.Ref, p *Problem)
+}
+
+// Report says what one reconcile did.
+type Report struct {
+	Transitions []*Result
+	Problem     *Problem
+	// Wake is when the object must be reconciled again (zero: only when it
+	// changes).
+	Wake time.Time
+	// Gone is true when the object no longer exists.
+	Gone bool
+	// StatusWritten is true when the reconcile wrote status.
+	StatusWritten bool
+}
+
+// MicroStepLimitReason is the status reason of an object whose reconcile hit
+// the machine's micro-step bound.
+const MicroStepLimitReason = "MicroStepLimitExceeded"
+
+// Reconcile brings one object as far as its machine allows now: it reads the
+// object and its observations, steps, carries out the chosen actions through
+// api, resolves the route, and repeats until nothing fires, a wait is asked
+// for, or the micro-step bound is reached. It writes status once, at the end,
+// and only if it changed. It never sleeps; now is an input.
+func Reconcile(ctx context.Context, m *fsm.Machine, api adapters.API, ref adapters.Ref, now time.Time, tr Tracer) (Report, error) {
+	var rep Report
+	got := api.Do(ctx, adapters.Request{Verb: adapters.Get, Ref: ref})
+	switch got.Outcome {
+	case adapters.OK:
+	case adapters.NotFound:
+		rep.Gone = true
+		return rep, nil
+	default:
+		return rep, fmt.Errorf("get %s: %s: %s", ref, got.Outcome, got.Message)
+	}
+	obj := got.Object
+	orig := deepCopy(statusOf(obj))
+	steps := 0
+	for {
+		if steps == m.MaxSteps {
+			rep.Problem = &Problem{Reason: MicroStepLimitReason, Message: fmt.Sprintf("%d transitions fired in one reconcile without coming to rest; the machine may loop", m.MaxSteps)}
+			break
+		}
+		snap := Snapshot{Object: obj, Now: now, Observations: observe(ctx, m, api, obj, now)}
+		d := Step(m, snap)
+		if d.Problem != nil {
+			rep.Problem = d.Problem
+			break
+		}
+		if d.Transition == nil {
+			rep.Wake = d.Wake
+			break
+		}
+		steps++
+		var results []ActionResult
+		for _, pa := range d.Actions {
+			var res adapters.Result
+			if pa.Err == nil {
+				res = api.Do(ctx, pa.Request)
+			}
+			ar := Outcome(d, pa, res)
+			results = append(results, ar)
+			if pa.Err == nil && ar.Object != nil && !pa.Request.DryRun && pa.Request.Subresource == "" && sameObject(pa.Request.Ref, ref) {
+				obj = withStatus(ar.Object, statusOf(obj))
+			}
+			if !Next(d, results) {
+				break
+			}
+		}
+		r, err := Resolve(m, d, results)
+		if err != nil {
+			rep.Problem = &Problem{Reason: "EvaluationError", Message: err.Error()}
+			break
+		}
+		rep.Transitions = append(rep.Transitions, r)
+		if tr != nil {
+			tr.Transition(now, ref, r)
+		}
+		obj = withStatus(obj, r.Status)
+		if r.Wait {
+			rep.Wake = r.Wake
+			break
+		}
+	}
+	st := statusOf(obj)
+	if rep.Problem != nil {
+		if tr != nil {
+			tr.Problem(now, ref, rep.Problem)
+		}
+		st = deepCopy(st)
+		st["reason"] = rep.Problem.Reason
+		st["message"] = rep.Problem.Message
+		if gen, ok := lookup(obj, "metadata.generation"); ok {
+			st["observedGeneration"] = library.Normalize(gen)
+		}
+	}
+	if !reflect.DeepEqual(orig, st) {
+		if err := writeStatus(ctx, api, ref, orig, st); err != nil {
+			return rep, err
+		}
+		rep.StatusWritten = true
+	}
+	return rep, nil
+}
+
+func observe(ctx context.Context, m *fsm.Machine, api adapters.API, obj map[string]any, now time.Time) map[string]Observation {
+	if len(m.Observes) == 0 {
+		return nil
+	}
+	out := make(map[string]Observation, len(m.Observes))
+	for _, rd := range Reads(m, obj, now) {
+		switch {
+		case rd.Skip:
+			out[rd.Name] = Observation{Skipped: true}
+		case rd.Err != nil:
+			out[rd.Name] = Observation{Outcome: adapters.Invalid, Message: rd.Err.Error()}
+		default:
+			out[rd.Name] = read(ctx, api, rd)
+		}
+	}
+	return out
+}
+
+func read(ctx context.Context, api adapters.API, rd Read) Observation {
+	scope := api.Scope(ctx, rd.Ref.APIVersion, rd.Ref.Kind)
+	if scope == adapters.Unknown {
+		return Observation{Outcome: adapters.Unsupported, Scope: scope, Message: fmt.Sprintf("the server does not serve %s %s", rd.Ref.APIVersion, rd.Ref.Kind)}
+	}
+	if rd.List {
+		res := api.Do(ctx, adapters.Request{Verb: adapters.List, Ref: rd.Ref, LabelSelector: rd.LabelSelector})
+		return Observation{Outcome: res.Outcome, Items: res.Items, Scope: scope, Message: res.Message}
+	}
+	res := api.Do(ctx, adapters.Request{Verb: adapters.Get, Ref: rd.Ref})
+	o := Observation{Outcome: res.Outcome, Scope: scope, Message: res.Message}
+	if res.Outcome == adapters.OK {
+		o.Object = res.Object
+	}
+	return o
+}
+
+func sameObject(a, b adapters.Ref) bool {
+	return a.Kind == b.Kind && a.Name == b.Name && a.Namespace == b.Namespace && a.Group() == b.Group()
+}
+
+func withStatus(obj, status map[string]any) map[string]any {
+	c := make(map[string]any, len(obj))
+	for k, v := range obj {
+		c[k] = v
+	}
+	c["status"] = status
+	return c
+}
+
+// writeStatus sends the difference between two statuses as one merge patch
+// on the status subresource.
+func writeStatus(ctx context.Context, api adapters.API, ref adapters.Ref, before, after map[string]any) error {
+	b, err := json.Marshal(map[string]any{"status": before})
+	if err != nil {
+		return err
+	}
+	a, err := json.Marshal(map[string]any{"status": after})
+	if err != nil {
+		return err
+	}
+	patch, err := jsonpatch.CreateMergePatch(b, a)
+	if err != nil {
+		return err
+	}
+	res := api.Do(ctx, adapters.Request{Verb: adapters.Patch, Ref: ref, Subresource: "status", PatchType: adapters.MergePatch, Body: patch, FieldManager: "statecraft"})
+	switch res.Outcome {
+	case adapters.OK, adapters.NotFound:
+		return nil
+	}
+	return fmt.Errorf("write status of %s: %s: %s", ref, res.Outcome, res.Message)
+}

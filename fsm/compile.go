@@ -1,0 +1,445 @@
+package fsm
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/google/cel-go/cel"
+	"github.com/hashicorp/hcl/v2"
+	lfsm "github.com/looplab/fsm"
+
+	"github.com/statecraft/statecraft/engine/library"
+	"github.com/statecraft/statecraft/rules"
+)
+
+// DefaultCostLimit is the runtime CEL cost limit of every expression.
+const DefaultCostLimit = 1_000_000
+
+// VerbOutcomes lists, per action verb, the outcomes an action can end in
+// besides ok. Every one must be routed.
+var VerbOutcomes = map[string][]string{
+	"get":    {"not_found", "forbidden", "transient", "unsupported"},
+	"create": {"conflict", "forbidden", "invalid", "transient", "unsupported"},
+	"update": {"not_found", "conflict", "forbidden", "invalid", "transient", "unsupported"},
+	"patch":  {"not_found", "conflict", "forbidden", "invalid", "transient", "unsupported"},
+	"apply":  {"conflict", "forbidden", "invalid", "transient", "unsupported"},
+	"status": {"not_found", "conflict", "forbidden", "invalid", "transient", "unsupported"},
+	"delete": {"not_found", "conflict", "forbidden", "transient", "unsupported"},
+}
+
+// NotRetained is the domain outcome of an action whose expect is false.
+const NotRetained = "not_retained"
+
+// Compile turns every machine of the files into a Machine.
+func Compile(files ...*rules.File) ([]*Machine, hcl.Diagnostics) {
+	var out []*Machine
+	var diags hcl.Diagnostics
+	for _, f := range files {
+		for _, sm := range f.Machines {
+			m, d := CompileMachine(sm)
+			diags = append(diags, d...)
+			if m != nil {
+				out = append(out, m)
+			}
+		}
+	}
+	return out, diags
+}
+
+// CompileMachine compiles one machine. It returns nil when there are errors.
+func CompileMachine(sm *rules.Machine) (*Machine, hcl.Diagnostics) {
+	c := &compiler{src: sm}
+	m := c.compile()
+	if c.diags.HasErrors() {
+		return nil, c.diags
+	}
+	return m, c.diags
+}
+
+type compiler struct {
+	src      *rules.Machine
+	diags    hcl.Diagnostics
+	env      *cel.Env // base: self, status, now, params, observations, lets
+	routeEnv *cel.Env // + last
+	exp      *cel.Env // + result
+}
+
+func (c *compiler) errf(rng hcl.Range, summary, format string, args ...any) {
+	c.diags = append(c.diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: fmt.Sprintf(format, args...), Subject: rng.Ptr()})
+}
+
+func (c *compiler) compile() *Machine {
+	sm := c.src
+	m := &Machine{
+		Name: sm.Name, Source: sm, StateField: sm.StateField, MaxSteps: sm.MaxSteps, Resources: sm.Resources,
+		stateIndex: map[string]*State{}, byState: map[string][]*Transition{},
+	}
+	base, err := cel.NewEnv(append(library.EnvOptions(),
+		cel.Variable("self", cel.MapType(cel.StringType, cel.DynType)),
+		cel.Variable("status", cel.MapType(cel.StringType, cel.DynType)),
+		cel.Variable("now", cel.TimestampType),
+	)...)
+	if err != nil {
+		c.errf(sm.DeclRange, "CEL environment error", "%v", err)
+		return nil
+	}
+	c.env = base
+
+	// Params: each is a typed variable param.NAME.
+	for _, p := range sm.Params {
+		t := paramType(p.Type)
+		if _, err := ParamValue(p.Type, p.Default); err != nil {
+			c.errf(p.DefaultRange, "Invalid default", "The default of param %q is not a valid %s: %v.", p.Name, p.Type, err)
+		}
+		c.extend(cel.Variable("param."+p.Name, t))
+		cp := &Param{Param: p}
+		if p.Valid != nil {
+			venv, err := c.env.Extend(cel.Variable("value", t))
+			if err == nil {
+				cp.Valid = c.program(venv, p.Valid, cel.BoolType)
+			}
+		}
+		m.Params = append(m.Params, cp)
+	}
+	obsType := cel.MapType(cel.StringType, cel.DynType)
+	for _, o := range sm.Observes {
+		co := &Observe{Observe: o}
+		co.When = c.program(c.env, o.When, cel.BoolType)
+		co.Get = c.program(c.env, o.Get, nil)
+		co.List = c.program(c.env, o.List, nil)
+		m.Observes = append(m.Observes, co)
+	}
+	for _, o := range sm.Observes {
+		c.extend(cel.Variable(o.Name, obsType))
+	}
+	// Lets: each sees the ones declared before it, with their inferred type.
+	for _, l := range sm.Lets {
+		cl := &Let{Let: l, Value: c.program(c.env, l.Value, nil)}
+		t := cel.DynType
+		if cl.Value != nil {
+			t = cl.Value.Out
+		}
+		c.extend(cel.Variable(l.Name, t))
+		m.Lets = append(m.Lets, cl)
+	}
+	var err2 error
+	if c.routeEnv, err2 = c.env.Extend(cel.Variable("last", cel.MapType(cel.StringType, cel.DynType))); err2 != nil {
+		c.errf(sm.DeclRange, "CEL environment error", "%v", err2)
+		return nil
+	}
+	if c.exp, err2 = c.routeEnv.Extend(cel.Variable("result", cel.MapType(cel.StringType, cel.DynType))); err2 != nil {
+		c.errf(sm.DeclRange, "CEL environment error", "%v", err2)
+		return nil
+	}
+
+	// States.
+	for _, s := range sm.States {
+		cs := &State{State: s, Recheck: c.program(c.env, s.Recheck, nil)}
+		if cs.Recheck != nil && !isOneOf(cs.Recheck.Out, cel.DurationType, cel.TimestampType) {
+			c.errf(s.Recheck.Range, "Invalid recheck", "recheck is a duration (wait this long) or a timestamp (wait until then); this expression is %s.", cs.Recheck.Out)
+		}
+		m.States = append(m.States, cs)
+		m.stateIndex[s.Name] = cs
+		if s.Initial {
+			if m.Initial != nil {
+				c.errf(s.DeclRange, "Several initial states", "States %q and %q are both initial; a machine has exactly one.", m.Initial.Name, s.Name)
+			}
+			m.Initial = cs
+		}
+	}
+	if m.Initial == nil && len(sm.States) > 0 {
+		c.errf(sm.DeclRange, "No initial state", "Mark one state of machine %q with initial = true.", sm.Name)
+	}
+	if len(sm.States) == 0 {
+		c.errf(sm.DeclRange, "No states", "Machine %q declares no state.", sm.Name)
+	}
+
+	// Transitions.
+	allStates := make([]string, 0, len(m.States))
+	for _, s := range m.States {
+		allStates = append(allStates, s.Name)
+	}
+	for i, t := range sm.Transitions {
+		ct := c.transition(m, t, i, allStates)
+		m.Transitions = append(m.Transitions, ct)
+	}
+	for _, s := range m.States {
+		for _, t := range m.Transitions {
+			for _, f := range t.From {
+				if f == Wildcard || f == s.Name {
+					m.byState[s.Name] = append(m.byState[s.Name], t)
+					break
+				}
+			}
+		}
+	}
+	if c.diags.HasErrors() {
+		return nil
+	}
+	init := ""
+	if m.Initial != nil {
+		init = m.Initial.Name
+	}
+	f := lfsm.NewFSM(init, m.events, nil)
+	m.pool.Put(f)
+	return m
+}
+
+func (c *compiler) extend(opts ...cel.EnvOption) {
+	e, err := c.env.Extend(opts...)
+	if err != nil {
+		c.errf(c.src.DeclRange, "CEL environment error", "%v", err)
+		return
+	}
+	c.env = e
+}
+
+func (c *compiler) transition(m *Machine, t *rules.Transition, idx int, allStates []string) *Transition {
+	ct := &Transition{Transition: t, Index: idx, Event: t.Name}
+	ct.When = c.program(c.env, t.When, cel.BoolType)
+	var src []string
+	for _, f := range t.From {
+		if f == Wildcard {
+			src = append([]string(nil), allStates...)
+			break
+		}
+	}
+	wild := src != nil
+	for _, f := range t.From {
+		if f == Wildcard {
+			continue
+		}
+		s := m.State(f)
+		if s == nil {
+			c.errf(t.FromRange, "Unknown state", "Transition %q starts from %q, which is not a state of machine %q%s.", t.Name, f, m.Name, suggest(f, allStates))
+			continue
+		}
+		if s.Final {
+			c.errf(t.FromRange, "Transition from a final state", "State %q is final: only transitions from \"*\" (spec change, reapply, deletion) leave it.", f)
+		}
+		if !wild {
+			src = append(src, f)
+		}
+	}
+	// Actions.
+	actionNames := map[string]*Action{}
+	for _, a := range t.Actions {
+		ca := &Action{Action: a}
+		ca.Target = c.program(c.env, a.Target, nil)
+		ca.Body = c.program(c.env, a.Body, nil)
+		ca.Identity = c.program(c.env, a.Identity, cel.StringType)
+		ca.Expect = c.program(c.exp, a.Expect, cel.BoolType)
+		ca.Outcomes = append([]string(nil), VerbOutcomes[a.Verb]...)
+		if a.Expect != nil {
+			ca.Outcomes = append(ca.Outcomes, NotRetained)
+		}
+		ct.Actions = append(ct.Actions, ca)
+		actionNames[a.Name] = ca
+	}
+	// Routes.
+	if t.Done != nil {
+		ct.Done = c.route(m, t, t.Done, t.Name, src)
+	} else {
+		c.errf(t.DeclRange, "Transition without destination", "Transition %q needs to = STATE: where an object goes when the guard holds and every action ends ok.", t.Name)
+	}
+	for _, r := range t.Routes {
+		if r.Action != Wildcard && actionNames[r.Action] == nil {
+			c.errf(r.DeclRange, "Unknown action", "This route handles action %q, which transition %q does not declare.", r.Action, t.Name)
+		}
+		if r.Outcome != Wildcard && !knownOutcome(r.Outcome, t.Actions, r.Action) {
+			c.errf(r.DeclRange, "Unknown outcome", "Action %q cannot end in %q; it can end in ok, %s.", r.Action, r.Outcome, strings.Join(outcomesOf(actionNames, r.Action), ", "))
+		}
+		ev := t.Name + " / " + r.Action + " " + r.Outcome
+		ct.Routes = append(ct.Routes, c.route(m, t, r, ev, src))
+	}
+	// Every outcome an action can produce needs a route with no guard.
+	for _, a := range ct.Actions {
+		for _, o := range a.Outcomes {
+			if !hasUnguardedRoute(t.Routes, a.Name, o) {
+				c.errf(a.DeclRange, "Outcome without route", "Action %q can end in %q but no route handles it: add on %q %q { to = STATE } (or a wildcard route without when).", a.Name, o, a.Name, o)
+			}
+		}
+	}
+	return ct
+}
+
+func (c *compiler) route(m *Machine, t *rules.Transition, r *rules.Route, event string, src []string) *Route {
+	cr := &Route{Route: r, Event: event}
+	cr.When = c.program(c.routeEnv, r.When, cel.BoolType)
+	cr.Message = c.program(c.routeEnv, r.Message, cel.StringType)
+	cr.After = c.program(c.routeEnv, r.After, cel.DurationType)
+	cr.At = c.program(c.routeEnv, r.At, cel.TimestampType)
+	for _, a := range r.Set {
+		cr.Set = append(cr.Set, Assign{Path: a.Path, Value: c.program(c.routeEnv, a.Value, nil)})
+	}
+	if r.To != "" && m.State(r.To) == nil {
+		names := make([]string, 0, len(m.States))
+		for _, s := range m.States {
+			names = append(names, s.Name)
+		}
+		c.errf(r.ToRange, "Unknown state", "Transition %q goes to %q, which is not a state of machine %q%s.", t.Name, r.To, m.Name, suggest(r.To, names))
+		return cr
+	}
+	if len(src) > 0 && r.To != "" {
+		m.events = append(m.events, lfsm.EventDesc{Name: event, Src: src, Dst: r.To})
+	}
+	return cr
+}
+
+func hasUnguardedRoute(routes []*rules.Route, action, outcome string) bool {
+	for _, r := range routes {
+		if (r.Action == action || r.Action == Wildcard) && (r.Outcome == outcome || r.Outcome == Wildcard) && r.When == nil {
+			return true
+		}
+	}
+	return false
+}
+
+func knownOutcome(o string, actions []*rules.Action, action string) bool {
+	if o == "ok" {
+		return true
+	}
+	for _, a := range actions {
+		if action != Wildcard && a.Name != action {
+			continue
+		}
+		for _, x := range VerbOutcomes[a.Verb] {
+			if x == o {
+				return true
+			}
+		}
+		if a.Expect != nil && o == NotRetained {
+			return true
+		}
+	}
+	return false
+}
+
+func outcomesOf(actions map[string]*Action, name string) []string {
+	if a := actions[name]; a != nil {
+		return a.Outcomes
+	}
+	return nil
+}
+
+// program compiles and type-checks one expression. want, when set, is the
+// type the result must have (dyn is accepted and checked at run time).
+func (c *compiler) program(env *cel.Env, e *rules.Expr, want *cel.Type) *Program {
+	if e == nil || env == nil {
+		return nil
+	}
+	ast, iss := env.Compile(e.Source)
+	if iss != nil && iss.Err() != nil {
+		for _, ce := range iss.Errors() {
+			off := celOffset(e.Source, ce.Location.Line(), ce.Location.Column())
+			rng := e.RangeAt(off, 1)
+			c.diags = append(c.diags, &hcl.Diagnostic{
+				Severity: hcl.DiagError,
+				Summary:  "Invalid expression",
+				Detail:   celMessage(ce.Message),
+				Subject:  &rng,
+				Context:  e.Range.Ptr(),
+			})
+		}
+		return nil
+	}
+	out := ast.OutputType()
+	if want != nil && !out.IsExactType(cel.DynType) && !out.IsAssignableType(want) {
+		c.errf(e.Range, "Wrong expression type", "This expression must give a %s; it gives a %s.", want, out)
+		return nil
+	}
+	prg, err := env.Program(ast, cel.CostLimit(DefaultCostLimit), cel.InterruptCheckFrequency(100))
+	if err != nil {
+		c.errf(e.Range, "Invalid expression", "%v", err)
+		return nil
+	}
+	return &Program{Expr: e, Out: out, prg: prg}
+}
+
+// celOffset turns a CEL location (1-based line, 0-based column in code
+// points) into a byte offset into src.
+func celOffset(src string, line, col int) int {
+	off := 0
+	for l := 1; l < line; l++ {
+		i := strings.IndexByte(src[off:], '\n')
+		if i < 0 {
+			break
+		}
+		off += i + 1
+	}
+	for n := 0; n < col && off < len(src); n++ {
+		_, size := utf8.DecodeRuneInString(src[off:])
+		off += size
+	}
+	return off
+}
+
+func celMessage(msg string) string {
+	msg = strings.TrimSpace(msg)
+	if msg == "" {
+		return "The expression is not valid CEL."
+	}
+	r, size := utf8.DecodeRuneInString(msg)
+	return strings.ToUpper(string(r)) + msg[size:] + "."
+}
+
+func isOneOf(t *cel.Type, types ...*cel.Type) bool {
+	if t.IsExactType(cel.DynType) {
+		return true
+	}
+	for _, x := range types {
+		if t.IsAssignableType(x) {
+			return true
+		}
+	}
+	return false
+}
+
+func paramType(t string) *cel.Type {
+	switch t {
+	case "duration":
+		return cel.DurationType
+	case "int":
+		return cel.IntType
+	case "bool":
+		return cel.BoolType
+	case "string":
+		return cel.StringType
+	}
+	return cel.DynType
+}
+
+// suggest returns ` (did you mean "x"?)` for the closest name, or "".
+func suggest(name string, names []string) string {
+	best, bestD := "", 3
+	for _, n := range names {
+		if d := levenshtein(strings.ToLower(name), strings.ToLower(n)); d < bestD {
+			best, bestD = n, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (did you mean %q?)", best)
+}
+
+func levenshtein(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}

@@ -1,0 +1,143 @@
+package fsm
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/common/types/ref"
+	lfsm "github.com/looplab/fsm"
+
+	"github.com/statecraft/statecraft/rules"
+)
+
+// Wildcard in a transition's from list stands for every state.
+const Wildcard = "*"
+
+// Machine is a compiled, immutable machine: states, transitions in
+// declaration order per state, and type-checked CEL programs. One Machine is
+// shared by every object it drives and is safe for concurrent use.
+type Machine struct {
+	Name        string
+	Source      *rules.Machine
+	StateField  string
+	MaxSteps    int
+	Resources   []*rules.Resource
+	States      []*State
+	Initial     *State
+	Params      []*Param
+	Observes    []*Observe
+	Lets        []*Let
+	Transitions []*Transition
+
+	stateIndex map[string]*State
+	byState    map[string][]*Transition
+	events     lfsm.Events
+	pool       sync.Pool // *lfsm.FSM instances, reused across steps
+}
+
+// State is a compiled state.
+type State struct {
+	*rules.State
+	Recheck *Program
+}
+
+// Param is a compiled param.
+type Param struct {
+	*rules.Param
+	Valid *Program
+}
+
+// Observe is a compiled observation.
+type Observe struct {
+	*rules.Observe
+	Get, List, When *Program
+}
+
+// Let is a compiled let.
+type Let struct {
+	*rules.Let
+	Value *Program
+}
+
+// Transition is a compiled transition.
+type Transition struct {
+	*rules.Transition
+	Index   int // declaration order in the machine
+	When    *Program
+	Actions []*Action
+	Done    *Route
+	Routes  []*Route
+	// Event is the looplab/fsm event name of the success route.
+	Event string
+}
+
+// Action is a compiled action with the outcomes its verb can end in.
+type Action struct {
+	*rules.Action
+	Target, Body, Identity, Expect *Program
+	Outcomes                       []string
+}
+
+// Route is a compiled outcome route.
+type Route struct {
+	*rules.Route
+	When, Message, After, At *Program
+	Set                      []Assign
+	Event                    string
+}
+
+// Assign is a compiled status assignment.
+type Assign struct {
+	Path  string
+	Value *Program
+}
+
+// Program is one type-checked CEL expression.
+type Program struct {
+	Expr *rules.Expr
+	Out  *cel.Type
+	prg  cel.Program
+}
+
+// Eval evaluates the program against vars (a cel activation).
+func (p *Program) Eval(vars any) (ref.Val, error) {
+	v, _, err := p.prg.Eval(vars)
+	return v, err
+}
+
+// EvalContext evaluates the program, honouring ctx cancellation.
+func (p *Program) EvalContext(ctx context.Context, vars any) (ref.Val, error) {
+	v, _, err := p.prg.ContextEval(ctx, vars)
+	return v, err
+}
+
+// State returns the named state, or nil.
+func (m *Machine) State(name string) *State { return m.stateIndex[name] }
+
+// Candidates returns, in declaration order, the transitions that may fire
+// from state.
+func (m *Machine) Candidates(state string) []*Transition { return m.byState[state] }
+
+// Move checks, through the machine's looplab/fsm event table, that event
+// leads from state to a destination, and returns that destination.
+func (m *Machine) Move(state, event string) (string, error) {
+	f, _ := m.pool.Get().(*lfsm.FSM)
+	if f == nil {
+		f = lfsm.NewFSM(state, m.events, nil)
+	} else {
+		f.SetState(state)
+	}
+	defer m.pool.Put(f)
+	if err := f.Event(context.Background(), event); err != nil {
+		if _, ok := err.(lfsm.NoTransitionError); !ok {
+			return "", fmt.Errorf("machine %s: event %q from %s: %w", m.Name, event, state, err)
+		}
+	}
+	return f.Current(), nil
+}
+
+// Events returns the looplab/fsm event table: one event per transition
+// success route and per outcome route.
+func (m *Machine) Events() lfsm.Events { return m.events }

@@ -1,0 +1,100 @@
+package fsm
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+)
+
+// WriteTable renders a machine as a transition table: one row per route,
+// in the order transitions are tried. With only set, it shows what can
+// happen from that state, in order.
+func WriteTable(w io.Writer, m *Machine, only string) {
+	fmt.Fprintf(w, "machine %s", m.Name)
+	if m.Source.Description != "" {
+		fmt.Fprintf(w, ": %s", m.Source.Description)
+	}
+	fmt.Fprintln(w)
+	var binds []string
+	for _, r := range m.Resources {
+		binds = append(binds, fmt.Sprintf("%s %s (%s)", r.APIVersion, r.Kind, r.Scope))
+	}
+	fmt.Fprintf(w, "resources: %s\n", strings.Join(binds, ", "))
+	var states []string
+	for _, s := range m.States {
+		desc := s.Name
+		var attrs []string
+		if s.Initial {
+			attrs = append(attrs, "initial")
+		}
+		if s.Final {
+			attrs = append(attrs, "final")
+		}
+		if s.Outcome != "" {
+			attrs = append(attrs, "outcome "+s.Outcome)
+		}
+		if s.Recheck != nil {
+			attrs = append(attrs, "recheck "+s.Recheck.Expr.Source)
+		}
+		if len(attrs) > 0 {
+			desc += " (" + strings.Join(attrs, ", ") + ")"
+		}
+		states = append(states, desc)
+	}
+	fmt.Fprintf(w, "states: %s\n\n", strings.Join(states, ", "))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "FROM\tTRANSITION\tGUARD\tACTIONS\tON\tTO\tREASON")
+	for _, t := range m.Transitions {
+		from := strings.Join(t.From, ",")
+		if only != "" {
+			if !fromIncludes(t, only) {
+				continue
+			}
+			from = only
+		}
+		guard := "true"
+		if t.When != nil {
+			guard = t.When.Expr.Source
+		}
+		var acts []string
+		for _, a := range t.Actions {
+			s := a.Verb + " " + a.Name
+			if a.DryRun {
+				s += " (dry-run)"
+			}
+			acts = append(acts, s)
+		}
+		actions := strings.Join(acts, "; ")
+		if actions == "" {
+			actions = "-"
+		}
+		if t.Done != nil {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", from, t.Name, guard, actions, "done", t.Done.To, dash(t.Done.Reason))
+		}
+		for _, r := range t.Routes {
+			on := r.Action + " " + r.Outcome
+			if r.When != nil {
+				on += " if " + r.When.Expr.Source
+			}
+			fmt.Fprintf(tw, "\t\t\t\t%s\t%s\t%s\n", on, r.To, dash(r.Reason))
+		}
+	}
+	tw.Flush()
+}
+
+func fromIncludes(t *Transition, state string) bool {
+	for _, f := range t.From {
+		if f == Wildcard || f == state {
+			return true
+		}
+	}
+	return false
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -1,0 +1,287 @@
+// Package cli holds the statecraft commands: flag parsing with cobra and the
+// glue between rules, fsm, engine, scenario and the adapters. It holds no
+// lifecycle logic; every command is a function a test can call with its own
+// output streams.
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/spf13/cobra"
+
+	"github.com/statecraft/statecraft/fsm"
+	"github.com/statecraft/statecraft/internal/diagtext"
+	"github.com/statecraft/statecraft/rules"
+	"github.com/statecraft/statecraft/scenario"
+)
+
+// ExitError carries a process exit code without printing anything more.
+type ExitError struct{ Code int }
+
+func (e ExitError) Error() string { return fmt.Sprintf("exit %d", e.Code) }
+
+// Main runs the statecraft command line with args and returns the exit code.
+func Main(args []string, stdout, stderr io.Writer) int {
+	root := NewRoot(stdout, stderr)
+	root.SetArgs(args)
+	if err := root.Execute(); err != nil {
+		if e, ok := err.(ExitError); ok {
+			return e.Code
+		}
+		fmt.Fprintln(stderr, "statecraft:", err)
+		return 2
+	}
+	return 0
+}
+
+// NewRoot builds the command tree.
+func NewRoot(stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "statecraft",
+		Short:         "A declarative rules engine for Kubernetes lifecycles",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.AddCommand(checkCmd(stdout, stderr), explainCmd(stdout, stderr), simCmd(stdout, stderr), testCmd(stdout, stderr))
+	return root
+}
+
+// loadMachines loads and compiles rule files (paths or shipped names).
+func loadMachines(refs []string) ([]*fsm.Machine, map[string][]byte, hcl.Diagnostics) {
+	var files []*rules.File
+	var diags hcl.Diagnostics
+	srcs := map[string][]byte{}
+	for _, r := range refs {
+		f, d := rules.LoadRef(r)
+		diags = append(diags, d...)
+		if f != nil {
+			files = append(files, f)
+		}
+		if b, err := os.ReadFile(r); err == nil {
+			srcs[r] = b
+		}
+	}
+	if diags.HasErrors() {
+		return nil, srcs, diags
+	}
+	ms, d := fsm.Compile(files...)
+	return ms, srcs, append(diags, d...)
+}
+
+// printDiags writes diagnostics as FILE:LINE:COLUMN: severity: summary;
+// detail, sorted by position.
+func printDiags(w io.Writer, diags hcl.Diagnostics) {
+	sorted := append(hcl.Diagnostics(nil), diags...)
+	sort.SliceStable(sorted, func(i, j int) bool {
+		a, b := sorted[i].Subject, sorted[j].Subject
+		if a == nil || b == nil {
+			return b != nil
+		}
+		if a.Filename != b.Filename {
+			return a.Filename < b.Filename
+		}
+		if a.Start.Line != b.Start.Line {
+			return a.Start.Line < b.Start.Line
+		}
+		return a.Start.Column < b.Start.Column
+	})
+	for _, d := range sorted {
+		fmt.Fprintln(w, FormatDiag(d))
+	}
+}
+
+// FormatDiag renders one diagnostic on one line.
+func FormatDiag(d *hcl.Diagnostic) string { return diagtext.Line(d) }
+
+func checkCmd(stdout, stderr io.Writer) *cobra.Command {
+	var format string
+	cmd := &cobra.Command{
+		Use:   "check FILE...",
+		Short: "Load and compile rule files; print diagnostics; exit 1 on any error",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			_, _, diags := loadMachines(args)
+			if format == "json" {
+				type jd struct {
+					Severity string `json:"severity"`
+					Summary  string `json:"summary"`
+					Detail   string `json:"detail"`
+					File     string `json:"file,omitempty"`
+					Line     int    `json:"line,omitempty"`
+					Column   int    `json:"column,omitempty"`
+				}
+				out := []jd{}
+				for _, d := range diags {
+					j := jd{Severity: "error", Summary: d.Summary, Detail: d.Detail}
+					if d.Severity == hcl.DiagWarning {
+						j.Severity = "warning"
+					}
+					if d.Subject != nil {
+						j.File, j.Line, j.Column = d.Subject.Filename, d.Subject.Start.Line, d.Subject.Start.Column
+					}
+					out = append(out, j)
+				}
+				enc := json.NewEncoder(stdout)
+				enc.SetIndent("", "  ")
+				enc.Encode(out)
+			} else {
+				printDiags(stderr, diags)
+			}
+			if diags.HasErrors() {
+				return ExitError{1}
+			}
+			if format != "json" {
+				fmt.Fprintf(stdout, "%s: ok\n", strings.Join(args, ", "))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", "text", "output format: text or json")
+	return cmd
+}
+
+func explainCmd(stdout, stderr io.Writer) *cobra.Command {
+	var state string
+	cmd := &cobra.Command{
+		Use:   "explain FILE",
+		Short: "Print each machine as a transition table",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ms, _, diags := loadMachines(args)
+			if diags.HasErrors() {
+				printDiags(stderr, diags)
+				return ExitError{1}
+			}
+			for i, m := range ms {
+				if i > 0 {
+					fmt.Fprintln(stdout)
+				}
+				if state != "" && m.State(state) == nil {
+					return fmt.Errorf("machine %s has no state %q", m.Name, state)
+				}
+				fsm.WriteTable(stdout, m, state)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&state, "state", "", "show only what can happen from this state, in order")
+	return cmd
+}
+
+func simCmd(stdout, stderr io.Writer) *cobra.Command {
+	var until, object, format string
+	cmd := &cobra.Command{
+		Use:   "sim SCENARIO",
+		Short: "Run a scenario on the simulated cluster and print its trace",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var opts scenario.Options
+			if until != "" {
+				d, err := time.ParseDuration(until)
+				if err != nil {
+					return fmt.Errorf("--until: %v", err)
+				}
+				opts.Until = d
+			}
+			res, diags := runScenario(args[0], opts)
+			if diags.HasErrors() {
+				printDiags(stderr, diags)
+				return ExitError{1}
+			}
+			lines := res.Trace
+			if object != "" {
+				var kept []scenario.Line
+				for _, l := range lines {
+					if l.Object == object {
+						kept = append(kept, l)
+					}
+				}
+				lines = kept
+			}
+			if format == "json" {
+				enc := json.NewEncoder(stdout)
+				for _, l := range lines {
+					enc.Encode(l)
+				}
+			} else {
+				for _, l := range lines {
+					fmt.Fprintln(stdout, l)
+				}
+			}
+			for _, f := range res.Failures {
+				fmt.Fprintln(stderr, "expectation failed:", f)
+			}
+			if len(res.Failures) > 0 {
+				return ExitError{1}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&until, "until", "", "stop after this much virtual time (e.g. 2h)")
+	cmd.Flags().StringVar(&object, "object", "", "show only lines about this object (Kind/namespace/name)")
+	cmd.Flags().StringVar(&format, "format", "text", "output format: text or json (one object per line)")
+	return cmd
+}
+
+func runScenario(path string, opts scenario.Options) (*scenario.Result, hcl.Diagnostics) {
+	s, diags := scenario.Load(path)
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	ms, d := scenario.Compile(s)
+	diags = append(diags, d...)
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	res, err := scenario.Run(context.Background(), s, ms, opts)
+	if err != nil {
+		return nil, append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Scenario failed", Detail: err.Error(), Subject: s.DeclRange.Ptr()})
+	}
+	return res, diags
+}
+
+func testCmd(stdout, stderr io.Writer) *cobra.Command {
+	var update bool
+	cmd := &cobra.Command{
+		Use:   "test DIR...",
+		Short: "Run every scenario below the folders against its golden trace and expectations",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			paths, err := scenario.Find(args...)
+			if err != nil {
+				return err
+			}
+			passed, failed := 0, 0
+			for _, p := range paths {
+				o := scenario.Check(context.Background(), p, update)
+				if o.Passed {
+					passed++
+					fmt.Fprintf(stdout, "ok    %s\n", p)
+					continue
+				}
+				failed++
+				fmt.Fprintf(stdout, "FAIL  %s\n", p)
+				for _, pr := range o.Problems {
+					fmt.Fprintf(stdout, "      %s\n", strings.ReplaceAll(strings.TrimRight(pr, "\n"), "\n", "\n      "))
+				}
+			}
+			fmt.Fprintf(stdout, "%d passed, %d failed\n", passed, failed)
+			if failed > 0 {
+				return ExitError{1}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&update, "update", false, "rewrite golden traces from this run")
+	return cmd
+}

@@ -1,0 +1,211 @@
+package rules
+
+import (
+	"github.com/hashicorp/hcl/v2"
+)
+
+// File is one loaded rule file.
+type File struct {
+	Filename string
+	Machines []*Machine
+}
+
+// Machine is the source model of one machine block: everything a reader sees
+// in the rule file, in declaration order, with the range of every element.
+type Machine struct {
+	Name        string
+	Description string
+	// StateField is the status field that holds the current state
+	// (default "state").
+	StateField string
+	// MaxSteps bounds the micro-steps of one reconcile (default 16).
+	MaxSteps int
+
+	Resources   []*Resource
+	Params      []*Param
+	Observes    []*Observe
+	Lets        []*Let
+	States      []*State
+	Transitions []*Transition
+
+	DeclRange hcl.Range // the block header
+	NameRange hcl.Range
+}
+
+// Resource binds the machine to one custom resource kind.
+type Resource struct {
+	APIVersion string
+	Kind       string
+	Scope      string // "Namespaced" or "Cluster"
+	// Schema, when set, is the path (relative to the rule file) of a CRD
+	// manifest whose OpenAPI schema types `self`.
+	Schema string
+
+	DeclRange hcl.Range
+}
+
+// Param is a tunable value with a type, a literal default and an optional
+// per-object override read from the CR.
+type Param struct {
+	Name string
+	Type string // duration, int, string, bool
+	// Default is the literal default, as written.
+	Default      any
+	DefaultRange hcl.Range
+	// Override is a dotted field path in the CR (e.g. spec.requeueInterval)
+	// whose value, when present, replaces the default.
+	Override      string
+	OverrideRange hcl.Range
+	// Valid is a CEL bool over `value` that every effective value must pass.
+	Valid *Expr
+	// Reason is the status reason written when an override is invalid.
+	Reason string
+
+	DeclRange hcl.Range
+}
+
+// Observe is something the engine reads from the cluster before each step.
+type Observe struct {
+	Name string
+	// Get is a CEL expression giving a reference map {apiVersion, kind,
+	// namespace, name}; the observation is that object.
+	Get *Expr
+	// List is a CEL expression giving {apiVersion, kind, namespace,
+	// labelSelector}; the observation is the matching objects.
+	List *Expr
+	// When, if set, limits the read to steps where it is true.
+	When *Expr
+
+	DeclRange hcl.Range
+}
+
+// Let names a CEL value computed from the inputs, evaluated on first use.
+type Let struct {
+	Name  string
+	Value *Expr
+
+	DeclRange hcl.Range
+}
+
+// State is one state of the machine.
+type State struct {
+	Name    string
+	Initial bool
+	Final   bool
+	// Outcome is written to status.outcome while in this state ("" removes it).
+	Outcome string
+	// Conditions are the condition statuses ("True", "False", "Unknown")
+	// this state sets, by condition type, in declaration order.
+	Conditions []Assignment
+	// Recheck is a CEL duration (relative to now) or timestamp at which an
+	// object resting in this state is stepped again.
+	Recheck *Expr
+
+	DeclRange hcl.Range
+}
+
+// Transition is one rule: from some states, when a guard holds, run actions
+// and move to a state.
+type Transition struct {
+	Name string
+	// From lists state names; "*" stands for every state.
+	From      []string
+	FromRange hcl.Range
+	When      *Expr // nil means always
+	Actions   []*Action
+	// Done is the route taken when every action ends ok (or there are none).
+	Done   *Route
+	Routes []*Route
+
+	DeclRange hcl.Range
+}
+
+// Action is one request the transition makes, in order.
+type Action struct {
+	Name string
+	Verb string // get, create, update, patch, apply, delete, status
+	// Target is a CEL reference map of the object acted on.
+	Target *Expr
+	// Body is a CEL value: the patch, or the object to create or update.
+	Body      *Expr
+	PatchType string // merge (default) or json, for patch
+	DryRun    bool
+	// Identity is a CEL string naming the user to impersonate.
+	Identity *Expr
+	// Expect is a CEL bool over `result`; false turns an ok into the domain
+	// outcome "not_retained".
+	Expect *Expr
+	// Propagation is the deletion propagation policy for delete.
+	Propagation string
+
+	DeclRange hcl.Range
+}
+
+// Route sends an action outcome (or a transition's success) to a state.
+type Route struct {
+	// Action and Outcome select what this route handles; "*" matches any.
+	// Both are empty for a transition's own success route.
+	Action  string
+	Outcome string
+	When    *Expr // optional extra guard, evaluated with `last` bound
+	To      string
+	ToRange hcl.Range
+	Reason  string
+	Message *Expr
+	Set     []Assignment
+	After   *Expr // CEL duration: wait this long before stepping again
+	At      *Expr // CEL timestamp: wait until then
+
+	DeclRange hcl.Range
+}
+
+// Assignment sets one status field (a dotted path) to a CEL value, or, in a
+// state's conditions, a condition type to a literal status.
+type Assignment struct {
+	Path  string
+	Value *Expr  // CEL, for set
+	Lit   string // literal, for conditions
+	Range hcl.Range
+}
+
+// Expr is a CEL expression written in a rule file. Source is the text CEL
+// parses; Pos maps an offset into Source back to the rule file.
+type Expr struct {
+	Source string
+	Range  hcl.Range // the range of the whole attribute value
+	// offsets[i] is the byte offset in the file of Source[i].
+	offsets []int
+	file    *sourceFile
+}
+
+// Pos returns the position in the rule file of byte offset off of Source.
+func (e *Expr) Pos(off int) hcl.Pos {
+	if e == nil || e.file == nil || len(e.offsets) == 0 {
+		if e != nil {
+			return e.Range.Start
+		}
+		return hcl.Pos{}
+	}
+	if off < 0 {
+		off = 0
+	}
+	if off >= len(e.offsets) {
+		off = len(e.offsets) - 1
+	}
+	return e.file.pos(e.offsets[off])
+}
+
+// RangeAt returns a range of n bytes of Source starting at off, in the file.
+func (e *Expr) RangeAt(off, n int) hcl.Range {
+	if e == nil {
+		return hcl.Range{}
+	}
+	start := e.Pos(off)
+	end := start
+	if n > 0 {
+		end = e.Pos(off + n - 1)
+		end.Column++
+		end.Byte++
+	}
+	return hcl.Range{Filename: e.Range.Filename, Start: start, End: end}
+}

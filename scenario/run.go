@@ -1,0 +1,467 @@
+package scenario
+
+import (
+	"container/heap"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/statecraft/statecraft/adapters"
+	"github.com/statecraft/statecraft/adapters/sim"
+	"github.com/statecraft/statecraft/engine"
+	"github.com/statecraft/statecraft/engine/library"
+	"github.com/statecraft/statecraft/fsm"
+	"github.com/statecraft/statecraft/rules"
+)
+
+// Line is one line of a trace.
+type Line struct {
+	At     time.Duration `json:"at"` // since the scenario's start
+	Object string        `json:"object,omitempty"`
+	Kind   string        `json:"kind"` // transition, request, world, problem
+	Text   string        `json:"text"`
+}
+
+// String renders the line with its virtual time.
+func (l Line) String() string {
+	return Stamp(l.At) + "  " + l.Text
+}
+
+// Stamp renders a duration since the start as +DdHH:MM:SS.
+func Stamp(d time.Duration) string {
+	days := d / (24 * time.Hour)
+	d -= days * 24 * time.Hour
+	h := d / time.Hour
+	d -= h * time.Hour
+	m := d / time.Minute
+	d -= m * time.Minute
+	s := d / time.Second
+	return fmt.Sprintf("+%dd%02d:%02d:%02d", days, h, m, s)
+}
+
+// Result is what a run produced.
+type Result struct {
+	Trace    []Line
+	Failures []string // failed expectations, in time order
+	Expects  int      // expectations checked
+}
+
+// Options tune a run.
+type Options struct {
+	// Until stops the run early (0: run_for).
+	Until time.Duration
+}
+
+// Compile loads and compiles the rule files a scenario names: shipped
+// policies by name, or paths relative to the scenario file.
+func Compile(s *Scenario) ([]*fsm.Machine, hcl.Diagnostics) {
+	var files []*rules.File
+	var diags hcl.Diagnostics
+	for _, r := range s.Rules {
+		ref := r
+		if p := filepath.Join(s.Dir, r); fileExists(p) {
+			ref = p
+		}
+		f, d := rules.LoadRef(ref)
+		diags = append(diags, d...)
+		if f != nil {
+			files = append(files, f)
+		}
+	}
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	ms, d := fsm.Compile(files...)
+	return ms, append(diags, d...)
+}
+
+func fileExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && !st.IsDir()
+}
+
+type itemKind int
+
+const (
+	itemEvent itemKind = iota
+	itemReconcile
+	itemExpect
+)
+
+type item struct {
+	at    time.Time
+	kind  itemKind
+	seq   int
+	event *Event
+	exp   *Expect
+	ref   adapters.Ref
+	gen   int
+}
+
+type queue []*item
+
+func (q queue) Len() int { return len(q) }
+func (q queue) Less(i, j int) bool {
+	a, b := q[i], q[j]
+	if !a.at.Equal(b.at) {
+		return a.at.Before(b.at)
+	}
+	if a.kind != b.kind {
+		return a.kind < b.kind
+	}
+	return a.seq < b.seq
+}
+func (q queue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
+func (q *queue) Push(x any)   { *q = append(*q, x.(*item)) }
+func (q *queue) Pop() any {
+	old := *q
+	it := old[len(old)-1]
+	*q = old[:len(old)-1]
+	return it
+}
+
+// runner drives one scenario.
+type runner struct {
+	s        *Scenario
+	cluster  *sim.Cluster
+	clock    *sim.Clock
+	machines map[string]*fsm.Machine // apiVersion/kind -> machine
+	kinds    map[string]string       // kind -> apiVersion
+	q        queue
+	seq      int
+	wakeGen  map[adapters.Ref]int
+	res      *Result
+	logged   int
+	end      time.Time
+}
+
+// Run executes a scenario on a fresh simulated cluster and returns its trace
+// and the expectations that failed. The same scenario gives the same result
+// on every run.
+func Run(ctx context.Context, s *Scenario, ms []*fsm.Machine, opts Options) (*Result, error) {
+	clock := sim.NewClock(s.Start)
+	r := &runner{
+		s: s, clock: clock, cluster: sim.New(clock, sim.WithSeed(s.Seed)),
+		machines: map[string]*fsm.Machine{}, kinds: map[string]string{},
+		wakeGen: map[adapters.Ref]int{}, res: &Result{},
+	}
+	for k, v := range builtinKinds {
+		r.kinds[k] = v
+	}
+	for _, m := range ms {
+		for _, res := range m.Resources {
+			r.machines[res.APIVersion+"/"+res.Kind] = m
+			r.kinds[res.Kind] = res.APIVersion
+			r.cluster.RegisterKind(res.APIVersion, res.Kind, adapters.Scope(res.Scope), sim.KindOptions{HasStatus: true})
+		}
+	}
+	runFor := s.RunFor
+	if opts.Until > 0 && opts.Until < runFor {
+		runFor = opts.Until
+	}
+	r.end = s.Start.Add(runFor)
+	for _, obj := range s.Objects {
+		r.noteKind(obj)
+		if err := r.cluster.Apply(obj); err != nil {
+			return nil, fmt.Errorf("%s: starting objects: %v", s.File, err)
+		}
+		r.schedule(sim.RefOf(obj), s.Start)
+	}
+	for _, e := range s.Events {
+		for _, obj := range e.Create {
+			r.noteKind(obj)
+		}
+		r.push(&item{at: s.Start.Add(e.At), kind: itemEvent, event: e})
+	}
+	for _, e := range s.Expects {
+		r.push(&item{at: s.Start.Add(e.At), kind: itemExpect, exp: e})
+	}
+	r.logged = len(r.cluster.Records())
+	for r.q.Len() > 0 {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		it := heap.Pop(&r.q).(*item)
+		if it.at.After(r.end) {
+			break
+		}
+		r.clock.Set(it.at)
+		switch it.kind {
+		case itemEvent:
+			r.world(ctx, it.event)
+			if e := it.event; e.Every > 0 {
+				next := it.at.Add(e.Every)
+				if e.Until == 0 || !next.After(s.Start.Add(e.Until)) {
+					r.push(&item{at: next, kind: itemEvent, event: e})
+				}
+			}
+		case itemReconcile:
+			if r.wakeGen[it.ref] != it.gen {
+				continue // superseded by a later decision
+			}
+			if err := r.reconcile(ctx, it.ref); err != nil {
+				return nil, err
+			}
+		case itemExpect:
+			r.check(it.exp)
+		}
+	}
+	return r.res, nil
+}
+
+func (r *runner) push(it *item) {
+	r.seq++
+	it.seq = r.seq
+	heap.Push(&r.q, it)
+}
+
+func (r *runner) schedule(ref adapters.Ref, at time.Time) {
+	if _, bound := r.machines[ref.APIVersion+"/"+ref.Kind]; !bound {
+		return
+	}
+	r.wakeGen[ref]++
+	r.push(&item{at: at, kind: itemReconcile, ref: ref, gen: r.wakeGen[ref]})
+}
+
+func (r *runner) noteKind(obj map[string]any) {
+	av, _ := obj["apiVersion"].(string)
+	k, _ := obj["kind"].(string)
+	if av != "" && k != "" {
+		if _, ok := r.kinds[k]; !ok {
+			r.kinds[k] = av
+		}
+	}
+}
+
+func (r *runner) since() time.Duration { return r.clock.Now().Sub(r.s.Start) }
+
+func (r *runner) add(kind, object, text string) {
+	r.res.Trace = append(r.res.Trace, Line{At: r.since(), Kind: kind, Object: object, Text: text})
+}
+
+// flush appends the requests the cluster served since the last flush.
+// Reads are left out: a trace shows what changed the world.
+func (r *runner) flush() {
+	recs := r.cluster.Records()
+	for _, rec := range recs[r.logged:] {
+		if !rec.IsWrite() {
+			continue
+		}
+		r.res.Trace = append(r.res.Trace, Line{At: rec.Time.Sub(r.s.Start), Kind: "request", Object: rec.Ref.String(), Text: "  " + requestText(rec)})
+	}
+	r.logged = len(recs)
+}
+
+func requestText(rec sim.Record) string {
+	var b strings.Builder
+	b.WriteString(string(rec.Verb))
+	if rec.Subresource != "" {
+		b.WriteString(" " + rec.Subresource)
+	}
+	b.WriteString(" " + rec.Ref.String())
+	var opts []string
+	if rec.PatchType != "" {
+		opts = append(opts, string(rec.PatchType))
+	}
+	if rec.DryRun {
+		opts = append(opts, "dry-run")
+	}
+	if len(opts) > 0 {
+		b.WriteString(" (" + strings.Join(opts, ", ") + ")")
+	}
+	if rec.Identity != "" {
+		b.WriteString(" as " + rec.Identity)
+	}
+	b.WriteString(": " + string(rec.Outcome))
+	if rec.Outcome != adapters.OK && rec.Message != "" {
+		b.WriteString(" (" + rec.Message + ")")
+	}
+	return b.String()
+}
+
+// Transition implements engine.Tracer.
+func (r *runner) Transition(_ time.Time, obj adapters.Ref, res *engine.Result) {
+	r.flush()
+	text := fmt.Sprintf("%s: %s → %s by %q", obj, res.From, res.To, res.Transition)
+	if res.Reason != "" {
+		text += " reason " + res.Reason
+	}
+	if res.Last != nil && res.Last.Outcome != string(adapters.OK) {
+		text += fmt.Sprintf(" (%s %s)", res.Last.Action, res.Last.Outcome)
+	}
+	if res.Wait {
+		text += " wait until " + Stamp(res.Wake.Sub(r.s.Start))
+	}
+	r.add("transition", obj.String(), text)
+}
+
+// Problem implements engine.Tracer.
+func (r *runner) Problem(_ time.Time, obj adapters.Ref, p *engine.Problem) {
+	r.flush()
+	r.add("problem", obj.String(), fmt.Sprintf("%s: problem %s: %s", obj, p.Reason, p.Message))
+}
+
+func (r *runner) reconcile(ctx context.Context, ref adapters.Ref) error {
+	m := r.machines[ref.APIVersion+"/"+ref.Kind]
+	rep, err := engine.Reconcile(ctx, m, r.cluster, ref, r.clock.Now(), r)
+	r.flush()
+	if err != nil {
+		// An API failure is retried after a short, fixed delay.
+		r.add("problem", ref.String(), fmt.Sprintf("%s: reconcile failed, retrying in 10s: %v", ref, err))
+		r.schedule(ref, r.clock.Now().Add(10*time.Second))
+		return nil
+	}
+	if !rep.Wake.IsZero() {
+		r.schedule(ref, rep.Wake)
+	}
+	return nil
+}
+
+func (r *runner) target(t Target) (adapters.Ref, error) {
+	av, ok := r.kinds[t.Kind]
+	if !ok {
+		return adapters.Ref{}, fmt.Errorf("%s: unknown kind %q", t.Range, t.Kind)
+	}
+	return adapters.Ref{APIVersion: av, Kind: t.Kind, Namespace: t.Namespace, Name: t.Name}, nil
+}
+
+// world carries out a scenario event as another actor would, through the
+// API, so that it shows in the trace.
+func (r *runner) world(ctx context.Context, e *Event) {
+	r.flush()
+	for _, obj := range e.Create {
+		b, _ := json.Marshal(obj)
+		ref := sim.RefOf(obj)
+		r.add("world", ref.String(), "world: create "+ref.String())
+		r.cluster.Do(ctx, adapters.Request{Verb: adapters.Create, Ref: ref, Body: b, Identity: "scenario"})
+		r.logged = len(r.cluster.Records())
+		r.schedule(ref, r.clock.Now())
+	}
+	for _, p := range e.Patch {
+		ref, err := r.target(p.Target)
+		if err != nil {
+			r.add("world", p.Target.String(), "world: "+err.Error())
+			continue
+		}
+		b, _ := json.Marshal(p.Merge)
+		res := r.cluster.Do(ctx, adapters.Request{Verb: adapters.Patch, PatchType: adapters.MergePatch, Ref: ref, Body: b, Identity: "scenario"})
+		r.logged = len(r.cluster.Records())
+		r.add("world", ref.String(), fmt.Sprintf("world: patch %s %s: %s", ref, b, res.Outcome))
+		r.schedule(ref, r.clock.Now())
+	}
+	for _, t := range e.Delete {
+		ref, err := r.target(t)
+		if err != nil {
+			r.add("world", t.String(), "world: "+err.Error())
+			continue
+		}
+		res := r.cluster.Do(ctx, adapters.Request{Verb: adapters.Delete, Ref: ref, Identity: "scenario"})
+		r.logged = len(r.cluster.Records())
+		r.add("world", ref.String(), fmt.Sprintf("world: delete %s: %s", ref, res.Outcome))
+	}
+}
+
+func (r *runner) check(e *Expect) {
+	r.res.Expects++
+	fail := func(format string, args ...any) {
+		r.res.Failures = append(r.res.Failures, fmt.Sprintf("%s: at %s, %s: %s", e.Range, Stamp(e.At), e.Object, fmt.Sprintf(format, args...)))
+	}
+	ref, err := r.target(e.Object)
+	if err != nil {
+		fail("%v", err)
+		return
+	}
+	obj, ok := r.cluster.Object(ref)
+	if e.Absent {
+		if ok {
+			fail("want the object absent; it exists")
+		}
+		return
+	}
+	if !ok {
+		fail("the object does not exist")
+		return
+	}
+	obj = library.Normalize(obj).(map[string]any)
+	st, _ := obj["status"].(map[string]any)
+	if e.State != nil {
+		field := "state"
+		if m := r.machines[ref.APIVersion+"/"+ref.Kind]; m != nil {
+			field = m.StateField
+		}
+		if got, _ := st[field].(string); got != *e.State {
+			fail("want state %q, got %q", *e.State, got)
+		}
+	}
+	if e.Reason != nil {
+		if got, _ := st["reason"].(string); got != *e.Reason {
+			fail("want reason %q, got %q", *e.Reason, got)
+		}
+	}
+	for _, f := range e.Fields {
+		got, present := lookupPath(obj, f.Path)
+		switch {
+		case f.Value == nil && present:
+			fail("want %s absent, got %s", f.Path, jsonText(got))
+		case f.Value != nil && !reflect.DeepEqual(library.Normalize(f.Value), got):
+			fail("want %s = %s, got %s", f.Path, jsonText(f.Value), jsonText(got))
+		}
+	}
+}
+
+func jsonText(v any) string {
+	if v == nil {
+		return "absent"
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// lookupPath reads a dotted path; a segment [Type] selects the condition
+// (or any list element) whose "type" is Type: status.conditions[Ready].status.
+func lookupPath(obj map[string]any, path string) (any, bool) {
+	var cur any = obj
+	for _, seg := range strings.Split(path, ".") {
+		sel := ""
+		if i := strings.Index(seg, "["); i >= 0 && strings.HasSuffix(seg, "]") {
+			seg, sel = seg[:i], seg[i+1:len(seg)-1]
+		}
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if cur, ok = m[seg]; !ok {
+			return nil, false
+		}
+		if sel != "" {
+			list, _ := cur.([]any)
+			found := false
+			for _, it := range list {
+				if im, ok := it.(map[string]any); ok && im["type"] == sel {
+					cur, found = im, true
+					break
+				}
+			}
+			if !found {
+				return nil, false
+			}
+		}
+	}
+	return cur, true
+}
+
+// builtinKinds resolves kinds named in scenarios that no loaded object or
+// machine declares.
+var builtinKinds = map[string]string{
+	"Namespace": "v1", "ConfigMap": "v1", "Secret": "v1", "Service": "v1", "ServiceAccount": "v1",
+	"Deployment": "apps/v1", "StatefulSet": "apps/v1", "DaemonSet": "apps/v1",
+	"HorizontalPodAutoscaler": "autoscaling/v2", "PodDisruptionBudget": "policy/v1",
+	"Lease": "coordination.k8s.io/v1",
+}
