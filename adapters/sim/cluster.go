@@ -37,6 +37,9 @@ type Cluster struct {
 	checkNamespaces bool
 }
 
+// Cluster serves the same interface as the client-go adapter.
+var _ adapters.API = (*Cluster)(nil)
+
 type objKey struct{ apiVersion, kind, namespace, name string }
 
 type entry struct {
