@@ -23,7 +23,7 @@ func TestClaims(t *testing.T) {
 			want: []string{"/metadata/labels/managed-by"}},
 		{name: "leaves recurse, sorted; null, arrays and empty objects claim their path",
 			patch: `{"spec":{"z":1,"list":[{"a":1}],"gone":null,"empty":{},"deep":{"b":true,"a":"x"}},"metadata":{"annotations":{"example.com/x":"1"}}}`,
-			want: []string{"/metadata/annotations/example.com~1x", "/spec/deep/a", "/spec/deep/b", "/spec/empty", "/spec/gone", "/spec/list", "/spec/z"}},
+			want:  []string{"/metadata/annotations/example.com~1x", "/spec/deep/a", "/spec/deep/b", "/spec/empty", "/spec/gone", "/spec/list", "/spec/z"}},
 		{name: "selector item claims, any field, both orders, index form",
 			ops: `[{"op":"replace","path":"/spec/template/spec/containers/@/args","selector":"item.name == \"app\"","value":[]},
 			       {"op":"replace","path":"/spec/template/spec/requirements/@/values","selector":"\"karpenter.sh/capacity-type\" == item.key","value":[]},
