@@ -1,0 +1,40 @@
+# statecraft: the two commands of the README are `make run` and `make test`.
+
+GO       ?= go
+FUZZTIME ?= 10s
+SCENARIO ?= examples/objectpatch/target-appears.scenario.hcl
+
+.PHONY: all build run test unit scenarios fuzz vet fmt-check bench
+
+all: build
+
+include hack/controlplane.mk
+
+build:
+	$(GO) build -o bin/statecraft ./cmd/statecraft
+
+# The main job, on the built-in simulated cluster: the example simulation.
+run:
+	$(GO) run ./cmd/statecraft sim $(SCENARIO)
+
+# Every test. The control plane (kube-apiserver, etcd) is built from source
+# into bin/ on first use, so the Kubernetes adapter tests run against a real
+# API server; STATECRAFT_REQUIRE_CONTROLPLANE=1 makes a missing binary a
+# failure instead of a skip.
+test: fmt-check vet controlplane
+	STATECRAFT_REQUIRE_CONTROLPLANE=1 $(GO) test -count=1 ./...
+	$(MAKE) fuzz
+	$(GO) run ./cmd/statecraft test examples spec
+
+vet:
+	$(GO) vet ./...
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+# Short fuzzing of every fuzz target; corpora live in testdata/fuzz.
+fuzz:
+	$(GO) test ./rules -run '^$$' -fuzz '^FuzzLoadCompile$$' -fuzztime $(FUZZTIME)
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./engine/... ./fsm/... ./scenario/...

@@ -1,0 +1,67 @@
+package scenario_test
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"testing"
+
+	"github.com/statecraft/statecraft/scenario"
+)
+
+var update = flag.Bool("update", false, "rewrite golden traces")
+
+// suites are the folders whose scenarios are checked against golden traces.
+var suites = []string{"../examples", "../spec/conformance"}
+
+func findAll(t *testing.T) []string {
+	var paths []string
+	for _, s := range suites {
+		ps, err := scenario.Find(s)
+		if err != nil {
+			continue // a suite folder may not exist yet
+		}
+		paths = append(paths, ps...)
+	}
+	if len(paths) == 0 {
+		t.Fatal("no scenarios found")
+	}
+	return paths
+}
+
+// TestGoldenTraces runs every scenario and compares its trace with the
+// golden file beside it; -update rewrites them.
+func TestGoldenTraces(t *testing.T) {
+	for _, p := range findAll(t) {
+		t.Run(p, func(t *testing.T) {
+			o := scenario.Check(context.Background(), p, *update)
+			if o.Result != nil && o.Result.Expects == 0 {
+				t.Errorf("scenario has no expectations")
+			}
+			for _, pr := range o.Problems {
+				t.Error(pr)
+			}
+		})
+	}
+}
+
+// TestDeterministic runs the whole suite twice and demands identical bytes.
+func TestDeterministic(t *testing.T) {
+	paths := findAll(t)
+	run := func() []byte {
+		var b bytes.Buffer
+		for _, p := range paths {
+			o := scenario.Check(context.Background(), p, false)
+			b.WriteString(p + "\n")
+			b.Write(o.Trace)
+		}
+		return b.Bytes()
+	}
+	first, second := run(), run()
+	if !bytes.Equal(first, second) {
+		t.Fatal("two runs of the suite printed different traces")
+	}
+	if len(first) < 100 {
+		t.Fatal("the suite printed almost nothing")
+	}
+}
