@@ -243,6 +243,7 @@ func (c *compiler) transition(m *Machine, t *rules.Transition, idx int, allState
 	} else {
 		c.errf(t.DeclRange, "Transition without destination", "Transition %q needs to = STATE: where an object goes when the guard holds and every action ends ok.", t.Name)
 	}
+	eventCount := map[string]int{}
 	for _, r := range t.Routes {
 		if r.Action != Wildcard && actionNames[r.Action] == nil {
 			c.errf(r.DeclRange, "Unknown action", "This route handles action %q, which transition %q does not declare.", r.Action, t.Name)
@@ -250,7 +251,15 @@ func (c *compiler) transition(m *Machine, t *rules.Transition, idx int, allState
 		if r.Outcome != Wildcard && !knownOutcome(r.Outcome, t.Actions, r.Action) {
 			c.errf(r.DeclRange, "Unknown outcome", "Action %q cannot end in %q; it can end in ok, %s.", r.Action, r.Outcome, strings.Join(outcomesOf(actionNames, r.Action), ", "))
 		}
+		// Event names must be unique: several routes may share an outcome
+		// (guarded retries, then a fallback).
 		ev := t.Name + " / " + r.Action + " " + r.Outcome
+		if n := eventCount[ev]; n > 0 {
+			eventCount[ev] = n + 1
+			ev = fmt.Sprintf("%s #%d", ev, n+1)
+		} else {
+			eventCount[ev] = 1
+		}
 		ct.Routes = append(ct.Routes, c.route(m, t, r, ev, src))
 	}
 	// Every outcome an action can produce needs a route with no guard.
@@ -376,7 +385,7 @@ func celOffset(src string, line, col int) int {
 }
 
 func celMessage(msg string) string {
-	msg = strings.TrimSpace(msg)
+	msg = strings.TrimSpace(strings.ReplaceAll(msg, " (in container '')", ""))
 	if msg == "" {
 		return "The expression is not valid CEL."
 	}

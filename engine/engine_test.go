@@ -1,0 +1,416 @@
+package engine_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/statecraft/statecraft/adapters"
+	"github.com/statecraft/statecraft/adapters/sim"
+	"github.com/statecraft/statecraft/engine"
+	"github.com/statecraft/statecraft/fsm"
+	"github.com/statecraft/statecraft/rules"
+)
+
+var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+func compile(t *testing.T, src string) *fsm.Machine {
+	t.Helper()
+	f, diags := rules.Parse([]byte(src), "test.hcl")
+	if diags.HasErrors() {
+		t.Fatalf("load: %v", diags)
+	}
+	ms, diags := fsm.Compile(f)
+	if diags.HasErrors() {
+		t.Fatalf("compile: %v", diags)
+	}
+	return ms[0]
+}
+
+const header = `
+machine "w" {
+  resource "example.com/v1" "Widget" {
+    scope = Namespaced
+  }
+`
+
+func widget(spec map[string]any, status map[string]any) map[string]any {
+	obj := map[string]any{
+		"apiVersion": "example.com/v1", "kind": "Widget",
+		"metadata": map[string]any{"name": "w1", "namespace": "default", "generation": int64(1)},
+		"spec":     spec,
+	}
+	if status != nil {
+		obj["status"] = status
+	}
+	return obj
+}
+
+func newCluster(t *testing.T, objs ...map[string]any) *sim.Cluster {
+	t.Helper()
+	c := sim.New(sim.NewClock(t0))
+	c.RegisterKind("example.com/v1", "Widget", adapters.Namespaced, sim.KindOptions{HasStatus: true})
+	for _, o := range objs {
+		if err := c.Apply(o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return c
+}
+
+var w1 = adapters.Ref{APIVersion: "example.com/v1", Kind: "Widget", Namespace: "default", Name: "w1"}
+
+type recorder struct{ lines []string }
+
+func (r *recorder) Transition(_ time.Time, _ adapters.Ref, res *engine.Result) {
+	r.lines = append(r.lines, res.From+">"+res.To+":"+res.Transition)
+}
+func (r *recorder) Problem(_ time.Time, _ adapters.Ref, p *engine.Problem) {
+	r.lines = append(r.lines, "problem:"+p.Reason)
+}
+
+func status(t *testing.T, c *sim.Cluster) map[string]any {
+	t.Helper()
+	obj, ok := c.Object(w1)
+	if !ok {
+		t.Fatal("widget gone")
+	}
+	st, _ := obj["status"].(map[string]any)
+	return st
+}
+
+// The first transition whose guard is true fires, in declaration order,
+// and "*" covers every state.
+func TestDeclarationOrderAndWildcard(t *testing.T) {
+	m := compile(t, header+`
+  state "A" {
+    initial = true
+  }
+  state "B" {}
+  state "C" {}
+  transition "first" {
+    from   = [A]
+    when   = "self.spec.n > 1"
+    to     = B
+    reason = First
+  }
+  transition "second" {
+    from   = [A]
+    when   = "self.spec.n > 0"
+    to     = C
+    reason = Second
+  }
+  transition "reset" {
+    from = ["*"]
+    when = "self.spec.n == 0 && status.?state.orValue('A') != 'A'"
+    to   = A
+    reason = Reset
+  }
+}`)
+	for _, c := range []struct {
+		n    int64
+		from string
+		want string
+	}{{2, "A", "first"}, {1, "A", "second"}, {0, "B", "reset"}, {0, "C", "reset"}, {0, "A", ""}} {
+		var st map[string]any
+		if c.from != "A" {
+			st = map[string]any{"state": c.from}
+		}
+		d := engine.Step(m, engine.Snapshot{Object: widget(map[string]any{"n": c.n}, st), Now: t0})
+		got := ""
+		if d.Transition != nil {
+			got = d.Transition.Name
+		}
+		if got != c.want {
+			t.Errorf("n=%d from %s: fired %q, want %q", c.n, c.from, got, c.want)
+		}
+		if d.From != c.from {
+			t.Errorf("from = %s, want %s", d.From, c.from)
+		}
+	}
+}
+
+const actionMachine = `
+  param "retries" {
+    type    = int
+    default = 2
+    override = "spec.retries"
+    valid   = "value >= 0"
+    reason  = InvalidSpec
+  }
+  state "Idle" {
+    initial = true
+  }
+  state "Done" {
+    outcome    = Success
+    conditions = { Ready = True }
+  }
+  state "Failed" {
+    outcome = Failure
+    final   = true
+    conditions = { Ready = False }
+  }
+  transition "label" {
+    from = [Idle]
+    do "check" {
+      verb    = patch
+      target  = "ref(self)"
+      body    = "{'metadata': {'labels': {'checked': 'yes'}}}"
+      dry_run = true
+    }
+    do "label" {
+      verb   = patch
+      target = "ref(self)"
+      body   = "{'metadata': {'labels': {'done': 'yes'}}}"
+      expect = "result.metadata.labels.?done.orValue('') == 'yes'"
+    }
+    to     = Done
+    reason = Labelled
+    set    = { attempts = "status.?attempts.orValue(0) + 1", since = "now" }
+    on "label" "transient" {
+      when   = "status.?attempts.orValue(0) < param.retries"
+      to     = Idle
+      reason = Retrying
+      set    = { attempts = "status.?attempts.orValue(0) + 1" }
+      after  = "duration('1m')"
+    }
+    on "label" "transient" {
+      to     = Failed
+      reason = RetryLimitExceeded
+    }
+    on "check" "invalid" {
+      to     = Failed
+      reason = PreflightRejected
+    }
+    on "label" "not_retained" {
+      to     = Failed
+      reason = PatchNotApplied
+    }
+    on "*" "*" {
+      to     = Failed
+      reason = Other
+    }
+  }
+}`
+
+// Actions run in order, each ends in one outcome, and routes send it to a
+// state with a reason; ok continues to the next action.
+func TestActionsAndRoutes(t *testing.T) {
+	m := compile(t, header+actionMachine)
+	t.Run("all ok", func(t *testing.T) {
+		c := newCluster(t, widget(map[string]any{}, nil))
+		rec := &recorder{}
+		rep, err := engine.Reconcile(context.Background(), m, c, w1, t0, rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Join(rec.lines, ",") != "Idle>Done:label" {
+			t.Fatalf("transitions %v", rec.lines)
+		}
+		st := status(t, c)
+		if st["state"] != "Done" || st["reason"] != "Labelled" || st["outcome"] != "Success" || st["attempts"] != int64(1) || st["since"] != "2026-01-01T00:00:00Z" {
+			t.Errorf("status %v", st)
+		}
+		writes := c.Writes()
+		if len(writes) != 3 || !writes[0].DryRun || writes[1].DryRun || writes[2].Subresource != "status" {
+			t.Errorf("writes %v", writes)
+		}
+		if !rep.Wake.IsZero() {
+			t.Errorf("resting in Done without recheck should not wake, got %v", rep.Wake)
+		}
+	})
+	t.Run("guarded routes in order then fallback", func(t *testing.T) {
+		c := newCluster(t, widget(map[string]any{}, nil))
+		// Patch calls: dry-run, label, status write per round; fail each label.
+		c.InjectFault(sim.Fault{Verb: adapters.Patch, Kind: "Widget", AtCalls: []int{2, 5, 8}, Outcome: adapters.Transient})
+		rec := &recorder{}
+		now := t0
+		for i := 0; i < 3; i++ {
+			rep, err := engine.Reconcile(context.Background(), m, c, w1, now, rec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if i < 2 && !rep.Wake.Equal(now.Add(time.Minute)) {
+				t.Fatalf("round %d: wake %v, want after 1m", i, rep.Wake)
+			}
+			now = now.Add(time.Minute)
+		}
+		want := "Idle>Idle:label,Idle>Idle:label,Idle>Failed:label"
+		if got := strings.Join(rec.lines, ","); got != want {
+			t.Fatalf("got %s want %s", got, want)
+		}
+		if st := status(t, c); st["reason"] != "RetryLimitExceeded" || st["attempts"] != int64(2) {
+			t.Errorf("status %v", st)
+		}
+	})
+	t.Run("dry-run rejection", func(t *testing.T) {
+		c := newCluster(t, widget(map[string]any{}, nil))
+		c.AddAdmission(sim.Admission{Name: "no", Mode: sim.AdmitDryRunOnly,
+			Reject: func(adapters.Request, map[string]any) string { return "denied by policy" }})
+		engine.Reconcile(context.Background(), m, c, w1, t0, nil)
+		st := status(t, c)
+		if st["reason"] != "PreflightRejected" || !strings.Contains(st["message"].(string), "denied by policy") {
+			t.Errorf("status %v", st)
+		}
+		if len(c.Writes()) != 2 { // dry-run patch + status
+			t.Errorf("writes %v", c.Writes())
+		}
+	})
+	t.Run("accepted but not retained", func(t *testing.T) {
+		c := newCluster(t, widget(map[string]any{}, nil))
+		c.AddAdmission(sim.Admission{Name: "strip", Mode: sim.AdmitLiveOnly,
+			Mutate: func(_ adapters.Request, obj map[string]any) {
+				if md, ok := obj["metadata"].(map[string]any); ok {
+					if l, ok := md["labels"].(map[string]any); ok {
+						delete(l, "done")
+					}
+				}
+			}})
+		engine.Reconcile(context.Background(), m, c, w1, t0, nil)
+		if st := status(t, c); st["reason"] != "PatchNotApplied" {
+			t.Errorf("status %v", st)
+		}
+	})
+}
+
+// An invalid param override gives a status reason, not a crash, and the
+// object does not step.
+func TestInvalidOverride(t *testing.T) {
+	m := compile(t, header+actionMachine)
+	for _, bad := range []any{int64(-1), "many"} {
+		c := newCluster(t, widget(map[string]any{"retries": bad}, nil))
+		rec := &recorder{}
+		if _, err := engine.Reconcile(context.Background(), m, c, w1, t0, rec); err != nil {
+			t.Fatal(err)
+		}
+		st := status(t, c)
+		if st["reason"] != "InvalidSpec" || !strings.Contains(st["message"].(string), "spec.retries") {
+			t.Errorf("retries=%v: status %v", bad, st)
+		}
+		if len(rec.lines) != 1 || rec.lines[0] != "problem:InvalidSpec" {
+			t.Errorf("retries=%v: %v", bad, rec.lines)
+		}
+		if _, ok := st["state"]; ok {
+			t.Errorf("retries=%v: stepped to %v", bad, st["state"])
+		}
+	}
+}
+
+// A machine that never comes to rest stops at the micro-step bound with a
+// reason, instead of hanging.
+func TestMicroStepBound(t *testing.T) {
+	m := compile(t, header+`
+  max_steps = 5
+  state "A" {
+    initial = true
+  }
+  state "B" {}
+  transition "ab" {
+    from = [A]
+    to   = B
+  }
+  transition "ba" {
+    from = [B]
+    to   = A
+  }
+}`)
+	c := newCluster(t, widget(map[string]any{}, nil))
+	rec := &recorder{}
+	rep, err := engine.Reconcile(context.Background(), m, c, w1, t0, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Transitions) != 5 || rep.Problem == nil || rep.Problem.Reason != engine.MicroStepLimitReason {
+		t.Fatalf("report %+v", rep)
+	}
+	if st := status(t, c); st["reason"] != engine.MicroStepLimitReason {
+		t.Errorf("status %v", st)
+	}
+}
+
+// Wake-ups are computed, never slept: a resting state's recheck (duration or
+// timestamp) and a route's after are returned.
+func TestWakeUps(t *testing.T) {
+	m := compile(t, header+`
+  state "A" {
+    initial = true
+    recheck = "duration('5m')"
+  }
+  state "B" {
+    recheck = "timestamp(status.deadline)"
+  }
+  transition "go" {
+    from = [A]
+    when = "self.spec.go"
+    to   = B
+    set  = { deadline = "now + duration('2h')" }
+  }
+}`)
+	d := engine.Step(m, engine.Snapshot{Object: widget(map[string]any{"go": false}, nil), Now: t0})
+	if d.Transition != nil || !d.Wake.Equal(t0.Add(5*time.Minute)) {
+		t.Fatalf("wake %v", d.Wake)
+	}
+	c := newCluster(t, widget(map[string]any{"go": true}, nil))
+	rep, err := engine.Reconcile(context.Background(), m, c, w1, t0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Wake.Equal(t0.Add(2 * time.Hour)) {
+		t.Fatalf("wake %v, want deadline", rep.Wake)
+	}
+}
+
+// State lives in status: a new engine (a restart) continues where the
+// previous one stopped, with identical results to an uninterrupted run.
+func TestRestartContinues(t *testing.T) {
+	src := header + actionMachine
+	run := func(restart bool) map[string]any {
+		m := compile(t, src)
+		c := newCluster(t, widget(map[string]any{}, nil))
+		c.InjectFault(sim.Fault{Verb: adapters.Patch, Kind: "Widget", AtCalls: []int{2}, Outcome: adapters.Transient})
+		now := t0
+		for i := 0; i < 3; i++ {
+			if restart {
+				m = compile(t, src) // a fresh process: nothing kept in memory
+			}
+			if _, err := engine.Reconcile(context.Background(), m, c, w1, now, nil); err != nil {
+				t.Fatal(err)
+			}
+			now = now.Add(time.Minute)
+		}
+		return status(t, c)
+	}
+	a, b := run(false), run(true)
+	if a["state"] != "Done" || a["state"] != b["state"] || a["attempts"] != b["attempts"] || a["reason"] != b["reason"] {
+		t.Fatalf("uninterrupted %v, restarted %v", a, b)
+	}
+}
+
+// A guard that fails to evaluate is reported, never a crash.
+func TestGuardErrorIsReported(t *testing.T) {
+	m := compile(t, header+`
+  state "A" {
+    initial = true
+  }
+  transition "go" {
+    from = [A]
+    when = "self.spec.missing.deeper == 1"
+    to   = A
+  }
+}`)
+	d := engine.Step(m, engine.Snapshot{Object: widget(map[string]any{}, nil), Now: t0})
+	if d.Problem == nil || d.Problem.Reason != "EvaluationError" || !strings.Contains(d.Problem.Message, "go") {
+		t.Fatalf("decision %+v", d)
+	}
+}
+
+// Step is pure: the same snapshot gives the same decision.
+func TestStepIsPure(t *testing.T) {
+	m := compile(t, header+actionMachine)
+	snap := engine.Snapshot{Object: widget(map[string]any{}, nil), Now: t0}
+	a, b := engine.Step(m, snap), engine.Step(m, snap)
+	if a.Transition != b.Transition || len(a.Actions) != len(b.Actions) || string(a.Actions[1].Request.Body) != string(b.Actions[1].Request.Body) {
+		t.Fatal("two steps on one snapshot differ")
+	}
+}
