@@ -1,0 +1,335 @@
+package kube
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
+
+	"github.com/statecraft/statecraft/adapters"
+)
+
+// DefaultFieldManager is the field manager of writes whose Request names none.
+const DefaultFieldManager = "statecraft"
+
+// Options configure a Client.
+type Options struct {
+	// FieldManager is used for writes whose Request has no FieldManager;
+	// empty means DefaultFieldManager.
+	FieldManager string
+}
+
+// Client is an adapters.API backed by client-go. It is safe for concurrent
+// use.
+type Client struct {
+	base         *rest.Config
+	fieldManager string
+
+	discovery discovery.CachedDiscoveryInterface
+	mapper    *restmapper.DeferredDiscoveryRESTMapper
+	resetMu   sync.Mutex
+	resets    uint64 // how many times the mapper was refreshed after a miss
+
+	dynamic dynamic.Interface // the client's own identity
+
+	mu         sync.Mutex
+	impersonal map[string]dynamic.Interface // one client per impersonated identity
+}
+
+var _ adapters.API = (*Client)(nil)
+
+// New returns a Client that reaches the API server described by cfg.
+func New(cfg *rest.Config, opts Options) (*Client, error) {
+	if cfg == nil {
+		return nil, fmt.Errorf("kube: nil rest.Config")
+	}
+	base := rest.CopyConfig(cfg)
+	dc, err := discovery.NewDiscoveryClientForConfig(base)
+	if err != nil {
+		return nil, fmt.Errorf("kube: discovery client: %w", err)
+	}
+	dyn, err := dynamic.NewForConfig(base)
+	if err != nil {
+		return nil, fmt.Errorf("kube: dynamic client: %w", err)
+	}
+	cached := memory.NewMemCacheClient(dc)
+	fm := opts.FieldManager
+	if fm == "" {
+		fm = DefaultFieldManager
+	}
+	return &Client{
+		base:         base,
+		fieldManager: fm,
+		discovery:    cached,
+		mapper:       restmapper.NewDeferredDiscoveryRESTMapper(cached),
+		dynamic:      dyn,
+		impersonal:   map[string]dynamic.Interface{},
+	}, nil
+}
+
+// Config returns a copy of the configuration the client was built from.
+func (c *Client) Config() *rest.Config { return rest.CopyConfig(c.base) }
+
+// Mapper returns the client's REST mapper, shared with whoever needs one
+// (informers, for instance).
+func (c *Client) Mapper() meta.RESTMapper { return c.mapper }
+
+// Dynamic returns the dynamic client of the client's own identity.
+func (c *Client) Dynamic() dynamic.Interface { return c.dynamic }
+
+// mapping resolves apiVersion/kind to a REST mapping. A miss refreshes the
+// cached discovery once and tries again, so kinds served after the client
+// was built (a CRD installed later) are found.
+func (c *Client) mapping(ctx context.Context, apiVersion, kind string) (*meta.RESTMapping, error) {
+	gv, err := schema.ParseGroupVersion(apiVersion)
+	if err != nil {
+		return nil, &meta.NoKindMatchError{GroupKind: schema.GroupKind{Kind: kind}, SearchedVersions: []string{apiVersion}}
+	}
+	if kind == "" || gv.Version == "" {
+		return nil, &meta.NoKindMatchError{GroupKind: gv.WithKind(kind).GroupKind(), SearchedVersions: []string{gv.Version}}
+	}
+	gk := schema.GroupKind{Group: gv.Group, Kind: kind}
+	m, err := c.mapper.RESTMappingWithContext(ctx, gk, gv.Version)
+	if err == nil || !meta.IsNoMatchError(err) {
+		return m, err
+	}
+	c.refresh(ctx)
+	return c.mapper.RESTMappingWithContext(ctx, gk, gv.Version)
+}
+
+func (c *Client) refresh(ctx context.Context) {
+	c.resetMu.Lock()
+	defer c.resetMu.Unlock()
+	c.mapper.ResetWithContext(ctx)
+	c.resets++
+}
+
+// Refreshes reports how many times a miss refreshed the cached discovery.
+func (c *Client) Refreshes() uint64 {
+	c.resetMu.Lock()
+	defer c.resetMu.Unlock()
+	return c.resets
+}
+
+// Scope reports how apiVersion/kind is served: Namespaced, Cluster, or
+// Unknown when discovery (refreshed once) does not know it or cannot be
+// reached.
+func (c *Client) Scope(ctx context.Context, apiVersion, kind string) adapters.Scope {
+	m, err := c.mapping(ctx, apiVersion, kind)
+	if err != nil {
+		return adapters.Unknown
+	}
+	if m.Scope.Name() == meta.RESTScopeNameNamespace {
+		return adapters.Namespaced
+	}
+	return adapters.Cluster
+}
+
+// clientFor returns the dynamic client that acts as identity ("" is the
+// client's own identity), building and caching it on first use.
+func (c *Client) clientFor(identity string) (dynamic.Interface, error) {
+	if identity == "" {
+		return c.dynamic, nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if d, ok := c.impersonal[identity]; ok {
+		return d, nil
+	}
+	cfg := rest.CopyConfig(c.base)
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: identity}
+	d, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	c.impersonal[identity] = d
+	return d, nil
+}
+
+// fail builds a non-OK result from an error.
+func fail(err error) adapters.Result {
+	return adapters.Result{Outcome: Classify(err), Message: err.Error()}
+}
+
+// reject builds a result for a request the adapter refuses before sending.
+func reject(outcome adapters.Outcome, format string, args ...any) adapters.Result {
+	return adapters.Result{Outcome: outcome, Message: fmt.Sprintf(format, args...)}
+}
+
+// Do carries out one request and classifies its result.
+func (c *Client) Do(ctx context.Context, req adapters.Request) adapters.Result {
+	ref := req.Ref
+	m, err := c.mapping(ctx, ref.APIVersion, ref.Kind)
+	if err != nil {
+		return fail(err)
+	}
+	namespaced := m.Scope.Name() == meta.RESTScopeNameNamespace
+
+	var body *unstructured.Unstructured
+	if req.Verb == adapters.Create || req.Verb == adapters.Update {
+		if body, err = decodeObject(req); err != nil {
+			return reject(adapters.Invalid, "%s %s: %v", req.Verb, ref, err)
+		}
+		if ref.Namespace == "" && namespaced {
+			ref.Namespace = body.GetNamespace()
+		}
+		if ref.Name == "" {
+			ref.Name = body.GetName()
+		}
+	}
+
+	switch {
+	case !namespaced && ref.Namespace != "":
+		return reject(adapters.Unsupported, "%s %s: %s is cluster-scoped but a namespace was given", req.Verb, ref, ref.Kind)
+	case namespaced && ref.Namespace == "" && req.Verb != adapters.List:
+		return reject(adapters.Unsupported, "%s %s: %s is namespaced but no namespace was given", req.Verb, ref, ref.Kind)
+	case ref.Name == "" && req.Verb != adapters.List && !(req.Verb == adapters.Create && body.GetGenerateName() != ""):
+		return reject(adapters.Invalid, "%s %s: no name", req.Verb, ref)
+	}
+
+	dyn, err := c.clientFor(req.Identity)
+	if err != nil {
+		return fail(err)
+	}
+	var ri dynamic.ResourceInterface = dyn.Resource(m.Resource)
+	if namespaced && ref.Namespace != "" {
+		ri = dyn.Resource(m.Resource).Namespace(ref.Namespace)
+	}
+	var sub []string
+	if req.Subresource != "" {
+		sub = []string{req.Subresource}
+	}
+	var dryRun []string
+	if req.DryRun {
+		dryRun = []string{metav1.DryRunAll}
+	}
+	fieldManager := req.FieldManager
+	if fieldManager == "" {
+		fieldManager = c.fieldManager
+	}
+
+	var obj *unstructured.Unstructured
+	switch req.Verb {
+	case adapters.Get:
+		obj, err = ri.Get(ctx, ref.Name, metav1.GetOptions{}, sub...)
+	case adapters.List:
+		if req.Subresource != "" {
+			return reject(adapters.Invalid, "list %s: a list has no subresource", ref)
+		}
+		list, err := ri.List(ctx, metav1.ListOptions{LabelSelector: req.LabelSelector})
+		if err != nil {
+			return fail(err)
+		}
+		return adapters.Result{Outcome: adapters.OK, Items: sortedItems(list.Items)}
+	case adapters.Create:
+		obj, err = ri.Create(ctx, body, metav1.CreateOptions{DryRun: dryRun, FieldManager: fieldManager}, sub...)
+	case adapters.Update:
+		obj, err = ri.Update(ctx, body, metav1.UpdateOptions{DryRun: dryRun, FieldManager: fieldManager}, sub...)
+	case adapters.Patch:
+		pt, ok := patchTypes[req.PatchType]
+		if !ok {
+			return reject(adapters.Invalid, "patch %s: unknown patch type %q", ref, req.PatchType)
+		}
+		opts := metav1.PatchOptions{DryRun: dryRun, FieldManager: fieldManager}
+		if pt == types.ApplyPatchType {
+			force := req.Force
+			opts.Force = &force
+		}
+		obj, err = ri.Patch(ctx, ref.Name, pt, req.Body, opts, sub...)
+	case adapters.Delete:
+		opts := metav1.DeleteOptions{DryRun: dryRun}
+		if req.Propagation != "" {
+			p := metav1.DeletionPropagation(req.Propagation)
+			switch p {
+			case metav1.DeletePropagationForeground, metav1.DeletePropagationBackground, metav1.DeletePropagationOrphan:
+			default:
+				return reject(adapters.Invalid, "delete %s: unknown propagation policy %q", ref, req.Propagation)
+			}
+			opts.PropagationPolicy = &p
+		}
+		err = ri.Delete(ctx, ref.Name, opts, sub...)
+	default:
+		return reject(adapters.Unsupported, "%s: unknown verb %q", ref, req.Verb)
+	}
+	if err != nil {
+		return fail(err)
+	}
+	res := adapters.Result{Outcome: adapters.OK}
+	if obj != nil {
+		res.Object = obj.Object
+	}
+	return res
+}
+
+var patchTypes = map[adapters.PatchType]types.PatchType{
+	"":                  types.MergePatchType,
+	adapters.MergePatch: types.MergePatchType,
+	adapters.JSONPatch:  types.JSONPatchType,
+	adapters.ApplyPatch: types.ApplyPatchType,
+}
+
+// decodeObject reads the request body as an object, filling apiVersion and
+// kind from the reference when the body leaves them out, and refusing a body
+// that names another object than the reference.
+func decodeObject(req adapters.Request) (*unstructured.Unstructured, error) {
+	if len(req.Body) == 0 {
+		return nil, fmt.Errorf("no body")
+	}
+	var m map[string]any
+	if err := utiljson.Unmarshal(req.Body, &m); err != nil {
+		return nil, fmt.Errorf("body: %w", err)
+	}
+	if m == nil {
+		return nil, fmt.Errorf("body is not an object")
+	}
+	u := &unstructured.Unstructured{Object: m}
+	if u.GetAPIVersion() == "" {
+		u.SetAPIVersion(req.Ref.APIVersion)
+	}
+	if u.GetKind() == "" {
+		u.SetKind(req.Ref.Kind)
+	}
+	if u.GetAPIVersion() != req.Ref.APIVersion || u.GetKind() != req.Ref.Kind {
+		return nil, fmt.Errorf("body is %s %s, the reference %s %s", u.GetAPIVersion(), u.GetKind(), req.Ref.APIVersion, req.Ref.Kind)
+	}
+	if req.Ref.Name != "" {
+		if n := u.GetName(); n != "" && n != req.Ref.Name {
+			return nil, fmt.Errorf("body names %q, the reference %q", n, req.Ref.Name)
+		}
+		u.SetName(req.Ref.Name)
+	}
+	if req.Ref.Namespace != "" {
+		if ns := u.GetNamespace(); ns != "" && ns != req.Ref.Namespace {
+			return nil, fmt.Errorf("body is in namespace %q, the reference in %q", ns, req.Ref.Namespace)
+		}
+		u.SetNamespace(req.Ref.Namespace)
+	}
+	return u, nil
+}
+
+// sortedItems returns the objects of a list sorted by namespace, then name.
+func sortedItems(items []unstructured.Unstructured) []map[string]any {
+	sort.SliceStable(items, func(i, j int) bool {
+		if a, b := items[i].GetNamespace(), items[j].GetNamespace(); a != b {
+			return a < b
+		}
+		return items[i].GetName() < items[j].GetName()
+	})
+	out := make([]map[string]any, len(items))
+	for i := range items {
+		out[i] = items[i].Object
+	}
+	return out
+}
