@@ -119,6 +119,10 @@ func TestCRDs(t *testing.T) {
 			eq(sp("properties", "retryAmount", "default"), float64(3), "retryAmount.default")
 			eq(sp("properties", "requeueInterval", "default"), "5m", "requeueInterval.default")
 			eq(sp("properties", "requeueInterval", "x-kubernetes-validations", 0, "rule"), "duration(self) > duration('0s')", "requeueInterval positive")
+			const durationPattern = `^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$`
+			eq(sp("properties", "requeueInterval", "pattern"), durationPattern, "requeueInterval.pattern")
+			eq(sp("properties", "drift", "properties", "retryInterval", "pattern"), durationPattern, "drift.retryInterval.pattern")
+			eq(sp("properties", "drift", "properties", "stabilizationWindow", "pattern"), durationPattern, "drift.stabilizationWindow.pattern")
 			drift := sp("properties", "drift", "properties")
 			eq(at(t, drift, "retryInterval", "default"), "5m", "drift.retryInterval.default")
 			eq(at(t, drift, "retryInterval", "x-kubernetes-validations", 0, "rule"), "duration(self) > duration('0s') && duration(self) <= duration('24h')", "drift.retryInterval bounds")

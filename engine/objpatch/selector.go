@@ -34,7 +34,13 @@ var (
 	cacheMu  sync.Mutex
 	astCache = map[string]*cel.Ast{}
 	prgCache = map[prgKey]cel.Program{}
+	litCache = map[string]keyLit{}
 )
+
+type keyLit struct {
+	field, literal string
+	ok             bool
+}
 
 type prgKey struct {
 	expr  string
@@ -120,6 +126,22 @@ func evalSelector(p cel.Program, item any) (bool, error) {
 // `"lit" == item.f`, and the same with item["f"]. It returns the field and
 // the literal.
 func keyLiteral(expr string) (field, literal string, ok bool) {
+	cacheMu.Lock()
+	k, hit := litCache[expr]
+	cacheMu.Unlock()
+	if !hit {
+		k.field, k.literal, k.ok = parseKeyLiteral(expr)
+		cacheMu.Lock()
+		if len(litCache) >= maxCached {
+			clear(litCache)
+		}
+		litCache[expr] = k
+		cacheMu.Unlock()
+	}
+	return k.field, k.literal, k.ok
+}
+
+func parseKeyLiteral(expr string) (field, literal string, ok bool) {
 	env, err := selectorEnv()
 	if err != nil {
 		return "", "", false
