@@ -410,7 +410,49 @@ func TestStepIsPure(t *testing.T) {
 	m := compile(t, header+actionMachine)
 	snap := engine.Snapshot{Object: widget(map[string]any{}, nil), Now: t0}
 	a, b := engine.Step(m, snap), engine.Step(m, snap)
-	if a.Transition != b.Transition || len(a.Actions) != len(b.Actions) || string(a.Actions[1].Request.Body) != string(b.Actions[1].Request.Body) {
+	if a.Transition != b.Transition || len(a.Actions) != len(b.Actions) || string(a.Actions[1].Requests[0].Body) != string(b.Actions[1].Requests[0].Body) {
 		t.Fatal("two steps on one snapshot differ")
+	}
+}
+
+// for_each makes one request per element, in order, with item and index
+// bound; the first failure ends the action with that outcome.
+func TestForEach(t *testing.T) {
+	m := compile(t, header+`
+  state "A" {
+    initial = true
+  }
+  state "B" {}
+  state "Failed" {}
+  transition "create all" {
+    from = [A]
+    do "create" {
+      verb     = create
+      for_each = "self.spec.names"
+      target   = "{'apiVersion': 'v1', 'kind': 'ConfigMap', 'namespace': 'default', 'name': item}"
+      body     = "{'apiVersion': 'v1', 'kind': 'ConfigMap', 'metadata': {'name': item, 'namespace': 'default'}, 'data': {'index': string(index)}}"
+      expect   = "result.data.index == string(index)"
+    }
+    to = B
+    on "*" "*" {
+      to     = Failed
+      reason = CreateFailed
+    }
+  }
+}`)
+	c := newCluster(t, widget(map[string]any{"names": []any{"one", "two", "three"}}, nil))
+	c.InjectFault(sim.Fault{Verb: adapters.Create, Kind: "ConfigMap", AtCalls: []int{3}, Outcome: adapters.Forbidden})
+	if _, err := engine.Reconcile(context.Background(), m, c, w1, t0, nil); err != nil {
+		t.Fatal(err)
+	}
+	st := status(t, c)
+	if st["state"] != "Failed" || !strings.Contains(st["message"].(string), "ConfigMap/default/three") {
+		t.Fatalf("status %v", st)
+	}
+	for i, n := range []string{"one", "two"} {
+		cm, ok := c.Object(adapters.Ref{APIVersion: "v1", Kind: "ConfigMap", Namespace: "default", Name: n})
+		if !ok || cm["data"].(map[string]any)["index"] != string(rune('0'+i)) {
+			t.Errorf("configmap %s: %v", n, cm)
+		}
 	}
 }

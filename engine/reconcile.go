@@ -77,15 +77,7 @@ func Reconcile(ctx context.Context, m *fsm.Machine, api adapters.API, ref adapte
 		steps++
 		var results []ActionResult
 		for _, pa := range d.Actions {
-			var res adapters.Result
-			if pa.Err == nil {
-				res = api.Do(ctx, pa.Request)
-			}
-			ar := Outcome(d, pa, res)
-			results = append(results, ar)
-			if pa.Err == nil && ar.Object != nil && !pa.Request.DryRun && pa.Request.Subresource == "" && sameObject(pa.Request.Ref, ref) {
-				obj = withStatus(ar.Object, statusOf(obj))
-			}
+			results = append(results, run(ctx, api, d, pa, ref, &obj))
 			if !Next(d, results) {
 				break
 			}
@@ -124,6 +116,30 @@ func Reconcile(ctx context.Context, m *fsm.Machine, api adapters.API, ref adapte
 		rep.StatusWritten = true
 	}
 	return rep, nil
+}
+
+// run carries out one planned action: its requests in order, stopping at
+// the first that does not end ok. A write to the reconciled object itself
+// updates obj (its status stays the engine's own).
+func run(ctx context.Context, api adapters.API, d *Decision, pa PlannedAction, self adapters.Ref, obj *map[string]any) ActionResult {
+	if pa.Err != nil {
+		return Outcome(d, pa, 0, adapters.Result{})
+	}
+	ar := ActionResult{Action: pa.Action.Name, Outcome: string(adapters.OK)}
+	for i, req := range pa.Requests {
+		res := api.Do(ctx, req)
+		ar = Outcome(d, pa, i, res)
+		if ar.Outcome == string(adapters.OK) && ar.Object != nil && !req.DryRun && req.Subresource == "" && sameObject(req.Ref, self) {
+			*obj = withStatus(ar.Object, statusOf(*obj))
+		}
+		if ar.Outcome != string(adapters.OK) {
+			if len(pa.Requests) > 1 {
+				ar.Message = fmt.Sprintf("%s %s: %s", req.Verb, req.Ref, ar.Message)
+			}
+			break
+		}
+	}
+	return ar
 }
 
 func observe(ctx context.Context, m *fsm.Machine, api adapters.API, obj map[string]any, now time.Time) map[string]Observation {

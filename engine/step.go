@@ -74,11 +74,15 @@ type GuardResult struct {
 	Err        error
 }
 
-// PlannedAction is an action with its request computed.
+// PlannedAction is an action with its requests computed: one request, or
+// one per element of its for_each list.
 type PlannedAction struct {
-	Action  *fsm.Action
-	Request adapters.Request
-	Err     error // the request could not be built (becomes outcome invalid)
+	Action   *fsm.Action
+	Requests []adapters.Request
+	// Items are the for_each elements, one per request (nil without
+	// for_each).
+	Items []any
+	Err   error // a request could not be built (becomes outcome invalid)
 }
 
 // Decision is the result of Step: which transition fires, if any, the
@@ -271,15 +275,39 @@ func Step(m *fsm.Machine, snap Snapshot) *Decision {
 
 func planAction(v *vars, a *fsm.Action) PlannedAction {
 	pa := PlannedAction{Action: a}
+	if a.ForEach == nil {
+		req, err := planRequest(v, a)
+		pa.Err = err
+		pa.Requests = []adapters.Request{req}
+		return pa
+	}
+	list, err := v.eval(a.ForEach)
+	if err != nil {
+		pa.Err = fmt.Errorf("for_each: %w", err)
+		return pa
+	}
+	items, _ := list.([]any)
+	for i, it := range items {
+		req, err := planRequest(v.with(map[string]any{"item": it, "index": int64(i)}), a)
+		if err != nil {
+			pa.Err = fmt.Errorf("for_each[%d]: %w", i, err)
+			pa.Requests, pa.Items = nil, nil
+			return pa
+		}
+		pa.Requests = append(pa.Requests, req)
+		pa.Items = append(pa.Items, it)
+	}
+	return pa
+}
+
+func planRequest(v *vars, a *fsm.Action) (adapters.Request, error) {
 	target, err := v.eval(a.Target)
 	if err != nil {
-		pa.Err = fmt.Errorf("target: %w", err)
-		return pa
+		return adapters.Request{}, fmt.Errorf("target: %w", err)
 	}
 	tm, ok := target.(map[string]any)
 	if !ok {
-		pa.Err = fmt.Errorf("target: want a reference map, got %T", target)
-		return pa
+		return adapters.Request{}, fmt.Errorf("target: want a reference map, got %T", target)
 	}
 	req := adapters.Request{Ref: refFromMap(tm), DryRun: a.DryRun, Propagation: a.Propagation, FieldManager: "statecraft"}
 	switch a.Verb {
@@ -308,33 +336,22 @@ func planAction(v *vars, a *fsm.Action) PlannedAction {
 	if a.Body != nil {
 		body, err := v.eval(a.Body)
 		if err != nil {
-			pa.Err = fmt.Errorf("body: %w", err)
-			return pa
+			return req, fmt.Errorf("body: %w", err)
 		}
-		if req.PatchType == adapters.JSONPatch {
-			if s, ok := body.(string); ok { // a pre-rendered RFC 6902 document
-				req.Body = []byte(s)
-				pa.Request = req
-				return pa
-			}
+		if s, ok := body.(string); ok && req.PatchType == adapters.JSONPatch {
+			req.Body = []byte(s) // a pre-rendered RFC 6902 document
+		} else if req.Body, err = json.Marshal(body); err != nil {
+			return req, fmt.Errorf("body: %w", err)
 		}
-		b, err := json.Marshal(body)
-		if err != nil {
-			pa.Err = fmt.Errorf("body: %w", err)
-			return pa
-		}
-		req.Body = b
 	}
 	if a.Identity != nil {
 		id, err := v.eval(a.Identity)
 		if err != nil {
-			pa.Err = fmt.Errorf("identity: %w", err)
-			return pa
+			return req, fmt.Errorf("identity: %w", err)
 		}
 		req.Identity, _ = id.(string)
 	}
-	pa.Request = req
-	return pa
+	return req, nil
 }
 
 // ActionResult is what became of one planned action.
@@ -345,15 +362,20 @@ type ActionResult struct {
 	Object  map[string]any
 }
 
-// Outcome classifies an adapter result for action a, applying its expect.
-func Outcome(d *Decision, pa PlannedAction, res adapters.Result) ActionResult {
+// Outcome classifies the result of request i of a planned action, applying
+// the action's expect (with item bound for for_each actions).
+func Outcome(d *Decision, pa PlannedAction, i int, res adapters.Result) ActionResult {
 	ar := ActionResult{Action: pa.Action.Name, Outcome: string(res.Outcome), Message: res.Message, Object: res.Object}
 	if pa.Err != nil {
 		ar.Outcome, ar.Message = string(adapters.Invalid), pa.Err.Error()
 		return ar
 	}
 	if res.Outcome == adapters.OK && pa.Action.Expect != nil {
-		ok, err := d.vars.with(map[string]any{"last": lastValue(ar), "result": library.Normalize(res.Object)}).evalBool(pa.Action.Expect)
+		bind := map[string]any{"last": lastValue(ar), "result": library.Normalize(res.Object)}
+		if pa.Items != nil {
+			bind["item"], bind["index"] = pa.Items[i], int64(i)
+		}
+		ok, err := d.vars.with(bind).evalBool(pa.Action.Expect)
 		if err != nil || !ok {
 			ar.Outcome = fsm.NotRetained
 			ar.Message = "the request was accepted but its result was not retained"
@@ -607,4 +629,3 @@ func errNotBool(v ref.Val) error {
 func errNotTime(v ref.Val) error {
 	return fmt.Errorf("gave %v (%s), not a duration or timestamp", v, v.Type().TypeName())
 }
-

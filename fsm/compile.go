@@ -226,10 +226,23 @@ func (c *compiler) transition(m *Machine, t *rules.Transition, idx int, allState
 	actionNames := map[string]*Action{}
 	for _, a := range t.Actions {
 		ca := &Action{Action: a}
-		ca.Target = c.program(c.env, a.Target, nil)
-		ca.Body = c.program(c.env, a.Body, nil)
-		ca.Identity = c.program(c.env, a.Identity, cel.StringType)
-		ca.Expect = c.program(c.exp, a.Expect, cel.BoolType)
+		env, exp := c.env, c.exp
+		if a.ForEach != nil {
+			ca.ForEach = c.program(c.env, a.ForEach, cel.ListType(cel.DynType))
+			item := []cel.EnvOption{cel.Variable("item", cel.DynType), cel.Variable("index", cel.IntType)}
+			var err error
+			if env, err = c.env.Extend(item...); err == nil {
+				exp, err = c.exp.Extend(item...)
+			}
+			if err != nil {
+				c.errf(a.DeclRange, "CEL environment error", "%v", err)
+				continue
+			}
+		}
+		ca.Target = c.program(env, a.Target, nil)
+		ca.Body = c.program(env, a.Body, nil)
+		ca.Identity = c.program(env, a.Identity, cel.StringType)
+		ca.Expect = c.program(exp, a.Expect, cel.BoolType)
 		ca.Outcomes = append([]string(nil), VerbOutcomes[a.Verb]...)
 		if a.Expect != nil {
 			ca.Outcomes = append(ca.Outcomes, NotRetained)

@@ -77,6 +77,7 @@ type Transition struct {
 type Action struct {
 	*rules.Action
 	Target, Body, Identity, Expect *Program
+	ForEach                        *Program
 	Outcomes                       []string
 }
 

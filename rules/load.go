@@ -502,6 +502,7 @@ var actionSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
 		{Name: "verb", Required: true}, {Name: "target", Required: true}, {Name: "body"},
 		{Name: "type"}, {Name: "dry_run"}, {Name: "identity"}, {Name: "expect"}, {Name: "propagation"},
+		{Name: "for_each"},
 	},
 }
 
@@ -521,6 +522,7 @@ func (l *loader) action(b *hcl.Block) (*Action, hcl.Diagnostics) {
 	a.Body, diags = l.optExpr(content, "body", diags)
 	a.Identity, diags = l.optExpr(content, "identity", diags)
 	a.Expect, diags = l.optExpr(content, "expect", diags)
+	a.ForEach, diags = l.optExpr(content, "for_each", diags)
 	if at, ok := content.Attributes["type"]; ok {
 		a.PatchType, d = keyword(at)
 		diags = append(diags, d...)
@@ -600,7 +602,7 @@ func checkName(kind, name string, rng hcl.Range) hcl.Diagnostics {
 
 // ReservedNames are the built-in CEL variables; no param, observation or
 // let may take them.
-var ReservedNames = []string{"self", "status", "now", "param", "last", "result", "value", "item"}
+var ReservedNames = []string{"self", "status", "now", "param", "last", "result", "value", "item", "index"}
 
 func keyword(a *hcl.Attribute) (string, hcl.Diagnostics) {
 	return keywordExpr(a.Expr, a.Name)

@@ -137,6 +137,11 @@ type Action struct {
 	Expect *Expr
 	// Propagation is the deletion propagation policy for delete.
 	Propagation string
+	// ForEach, when set, is a CEL list: the action makes one request per
+	// element, in order, with the element bound as item and its position
+	// as index. The action ends ok when every request did, else in the
+	// first other outcome.
+	ForEach *Expr
 
 	DeclRange hcl.Range
 }
