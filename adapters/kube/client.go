@@ -40,7 +40,7 @@ type Client struct {
 	discovery discovery.CachedDiscoveryInterface
 	mapper    *restmapper.DeferredDiscoveryRESTMapper
 	resetMu   sync.Mutex
-	resets    uint64 // how many times the mapper was refreshed after a miss
+	resets    uint64 // how many times a miss refreshed the mapper (a generation)
 
 	dynamic dynamic.Interface // the client's own identity
 
@@ -101,17 +101,29 @@ func (c *Client) mapping(ctx context.Context, apiVersion, kind string) (*meta.RE
 		return nil, &meta.NoKindMatchError{GroupKind: gv.WithKind(kind).GroupKind(), SearchedVersions: []string{gv.Version}}
 	}
 	gk := schema.GroupKind{Group: gv.Group, Kind: kind}
+	gen := c.generation()
 	m, err := c.mapper.RESTMappingWithContext(ctx, gk, gv.Version)
 	if err == nil || !meta.IsNoMatchError(err) {
 		return m, err
 	}
-	c.refresh(ctx)
+	c.refresh(ctx, gen)
 	return c.mapper.RESTMappingWithContext(ctx, gk, gv.Version)
 }
 
-func (c *Client) refresh(ctx context.Context) {
+func (c *Client) generation() uint64 {
 	c.resetMu.Lock()
 	defer c.resetMu.Unlock()
+	return c.resets
+}
+
+// refresh drops the cached discovery, unless another request already did so
+// after gen was read: concurrent misses cost one refresh, not one each.
+func (c *Client) refresh(ctx context.Context, gen uint64) {
+	c.resetMu.Lock()
+	defer c.resetMu.Unlock()
+	if c.resets != gen {
+		return
+	}
 	c.mapper.ResetWithContext(ctx)
 	c.resets++
 }

@@ -20,10 +20,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-logr/logr"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 )
 
 // RootModule is the module path whose go.mod marks the repository root.
@@ -53,6 +55,11 @@ type Options struct {
 	// AttachOutput copies the processes' output to this process's stdout and
 	// stderr, for debugging.
 	AttachOutput bool
+	// Logger, when it has a sink, receives envtest's log lines. It is
+	// installed as controller-runtime's global logger (log.SetLogger), which
+	// also silences that package's "SetLogger was never called" warning in
+	// a long-running process such as `statecraft dev`.
+	Logger logr.Logger
 }
 
 // ControlPlane is a running etcd and kube-apiserver.
@@ -155,6 +162,9 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 		if st, err := os.Stat(d); err != nil || !st.IsDir() {
 			return nil, fmt.Errorf("controlplane: CRD directory %s: not a directory", d)
 		}
+	}
+	if opts.Logger.GetSink() != nil {
+		ctrllog.SetLogger(opts.Logger)
 	}
 	timeout := opts.StartTimeout
 	if timeout == 0 {
