@@ -48,7 +48,7 @@ func (statecraftLib) ProgramOptions() []cel.ProgramOption { return nil }
 func (statecraftLib) CompileOptions() []cel.EnvOption {
 	dyn := cel.DynType
 	mapSD := cel.MapType(cel.StringType, cel.DynType)
-	return []cel.EnvOption{
+	return append([]cel.EnvOption{
 		cel.Function("ref",
 			cel.Overload("ref_dyn", []*cel.Type{dyn}, mapSD, cel.UnaryBinding(refOf))),
 		cel.Function("patch.merge",
@@ -58,7 +58,7 @@ func (statecraftLib) CompileOptions() []cel.EnvOption {
 		cel.Function("backoff",
 			cel.Overload("backoff_duration_int_duration", []*cel.Type{cel.DurationType, cel.IntType, cel.DurationType}, cel.DurationType,
 				cel.FunctionBinding(backoffFn))),
-	}
+	}, objpatchFunctions()...)
 }
 
 // refOf returns {apiVersion, kind, namespace, name} of an object.

@@ -1,0 +1,194 @@
+package library
+
+import (
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/common/types"
+	"github.com/google/cel-go/common/types/ref"
+
+	"github.com/statecraft/statecraft/engine/objpatch"
+)
+
+// objpatchFunctions are thin CEL wrappers over package objpatch. They
+// compute; the rule file decides what a result means for the lifecycle.
+func objpatchFunctions() []cel.EnvOption {
+	dyn := cel.DynType
+	mapSD := cel.MapType(cel.StringType, cel.DynType)
+	return []cel.EnvOption{
+		cel.Function("objpatch.validate",
+			cel.Overload("objpatch_validate_dyn", []*cel.Type{dyn}, mapSD, cel.UnaryBinding(validateFn))),
+		cel.Function("objpatch.plan",
+			cel.Overload("objpatch_plan_dyn_dyn", []*cel.Type{dyn, dyn}, mapSD, cel.BinaryBinding(planFn))),
+		cel.Function("objpatch.satisfied",
+			cel.Overload("objpatch_satisfied_dyn_dyn", []*cel.Type{dyn, dyn}, cel.BoolType, cel.BinaryBinding(objSatisfiedFn))),
+		cel.Function("objpatch.arbitrate",
+			cel.Overload("objpatch_arbitrate_dyn_dyn", []*cel.Type{dyn, dyn}, mapSD, cel.BinaryBinding(arbitrateFn))),
+	}
+}
+
+// specParts splits an ObjectPatch spec into its merge patch (nil when
+// absent), whether it is present, and its parsed selector operations.
+func specParts(spec any) (patch any, hasPatch bool, ops []objpatch.Op, err error) {
+	m, _ := spec.(map[string]any)
+	patch, hasPatch = m["patch"]
+	ops, err = objpatch.ParseOps(m["jsonPatch"])
+	return patch, hasPatch, ops, err
+}
+
+func errorText(err error) string {
+	var e *objpatch.Error
+	if errors.As(err, &e) {
+		return e.Error()
+	}
+	return err.Error()
+}
+
+// ValidateSpec checks spec.patch and spec.jsonPatch statically, before any
+// target is read. It returns {ok, error}: error names the operation's index
+// and the rule broken, such as "jsonPatch[1].value: remove must omit value".
+func ValidateSpec(spec any) map[string]any {
+	patch, has, ops, err := specParts(spec)
+	if err == nil {
+		err = objpatch.Validate(patch, has, ops)
+	}
+	if err != nil {
+		return map[string]any{"ok": false, "error": errorText(err)}
+	}
+	return map[string]any{"ok": true, "error": ""}
+}
+
+// PlanSpec plans spec against target. It returns {ok, error, changed,
+// object, merge, json}: merge is the merge patch to send (null when it would
+// change nothing), json the RFC 6902 document of the selector operations as
+// a string (null when none change anything).
+func PlanSpec(target, spec any) map[string]any {
+	out := map[string]any{"ok": false, "error": "", "changed": false, "object": map[string]any{}, "merge": nil, "json": nil}
+	tm, _ := target.(map[string]any)
+	patch, has, ops, err := specParts(spec)
+	if err != nil {
+		out["error"] = errorText(err)
+		return out
+	}
+	if !has {
+		patch = nil
+	}
+	if err := objpatch.Validate(patch, has, ops); err != nil {
+		out["error"] = errorText(err)
+		return out
+	}
+	res, err := objpatch.Plan(tm, patch, ops, objpatch.Options{})
+	if err != nil {
+		out["error"] = errorText(err)
+		return out
+	}
+	out["ok"], out["changed"], out["object"] = true, res.Changed, res.Object
+	if res.MergePatch != nil {
+		v, err := DecodeJSON(res.MergePatch)
+		if err != nil {
+			out["ok"], out["error"] = false, err.Error()
+			return out
+		}
+		out["merge"] = v
+	}
+	if res.JSONPatch != nil {
+		out["json"] = string(res.JSONPatch)
+	}
+	return out
+}
+
+// SatisfiedSpec reports whether obj already matches spec: planning it
+// succeeds and changes nothing. A plan error counts as not satisfied.
+func SatisfiedSpec(obj, spec any) bool {
+	p := PlanSpec(obj, spec)
+	return p["ok"] == true && p["changed"] == false
+}
+
+// ArbitrateClaims decides whether self owns its claims among patches (the
+// listed ObjectPatches of its namespace, or every ClusterObjectPatch; self
+// is included or added). Patches being deleted and patches whose spec is
+// invalid claim nothing. It returns {accepted, winner, message}.
+func ArbitrateClaims(patches []any, self map[string]any) map[string]any {
+	key := func(obj map[string]any) string {
+		md, _ := obj["metadata"].(map[string]any)
+		ns, _ := md["namespace"].(string)
+		name, _ := md["name"].(string)
+		if ns == "" {
+			return name
+		}
+		return ns + "/" + name
+	}
+	selfKey := key(self)
+	var cs []objpatch.Claimant
+	seen := false
+	add := func(obj map[string]any) {
+		md, _ := obj["metadata"].(map[string]any)
+		k := key(obj)
+		if k == selfKey {
+			if seen {
+				return
+			}
+			seen = true
+		} else if _, deleting := md["deletionTimestamp"]; deleting {
+			return
+		}
+		spec, _ := obj["spec"].(map[string]any)
+		patch, has, ops, err := specParts(spec)
+		if err == nil {
+			err = objpatch.Validate(patch, has, ops)
+		}
+		if err != nil && k != selfKey {
+			return
+		}
+		if !has {
+			patch = nil
+		}
+		tr, _ := spec["targetRef"].(map[string]any)
+		av, _ := tr["apiVersion"].(string)
+		group := ""
+		if i := strings.Index(av, "/"); i >= 0 {
+			group = av[:i]
+		}
+		ns, _ := md["namespace"].(string)
+		target := strings.Join([]string{group, str(tr["kind"]), ns, str(tr["name"])}, "/")
+		created, _ := time.Parse(time.RFC3339, str(md["creationTimestamp"]))
+		cs = append(cs, objpatch.Claimant{Key: k, Target: target, CreationTimestamp: created, Name: str(md["name"]), Claims: objpatch.Claims(patch, ops)})
+	}
+	for _, it := range patches {
+		if obj, ok := it.(map[string]any); ok {
+			add(obj)
+		}
+	}
+	if !seen {
+		add(self)
+	}
+	v := objpatch.Arbitrate(cs)[selfKey]
+	return map[string]any{"accepted": v.Accepted, "winner": v.Winner, "message": v.Message()}
+}
+
+func str(v any) string {
+	s, _ := v.(string)
+	return s
+}
+
+func validateFn(spec ref.Val) ref.Val { return ToCEL(ValidateSpec(ToGo(spec))) }
+
+func planFn(target, spec ref.Val) ref.Val { return ToCEL(PlanSpec(ToGo(target), ToGo(spec))) }
+
+func objSatisfiedFn(obj, spec ref.Val) ref.Val {
+	return types.Bool(SatisfiedSpec(ToGo(obj), ToGo(spec)))
+}
+
+func arbitrateFn(items, self ref.Val) ref.Val {
+	list, ok := ToGo(items).([]any)
+	if !ok {
+		return types.NewErr("objpatch.arbitrate: first argument is not a list")
+	}
+	s, ok := ToGo(self).(map[string]any)
+	if !ok {
+		return types.NewErr("objpatch.arbitrate: second argument is not an object")
+	}
+	return ToCEL(ArbitrateClaims(list, s))
+}
