@@ -19,10 +19,15 @@ import (
 
 // Scenario is one decoded scenario file.
 type Scenario struct {
-	Name      string
-	File      string // path of the scenario file
-	Dir       string // folder the scenario's relative paths start from
-	Rules     []string
+	Name  string
+	File  string // path of the scenario file
+	Dir   string // folder the scenario's relative paths start from
+	Rules []string
+	// Params overrides param defaults of the rule files, by machine then
+	// param name: a tuned policy tried without editing it.
+	Params map[string]map[string]any
+	// Staging is applied before anything else happens.
+	Staging   *Staging
 	Start     time.Time
 	RunFor    time.Duration
 	Seed      uint64
@@ -35,13 +40,15 @@ type Scenario struct {
 // Event is something the world does at a time: create, update, patch or
 // delete an object. Every repeats it (0: once).
 type Event struct {
-	At     time.Duration
-	Every  time.Duration
-	Until  time.Duration // for repeated events; 0: until the end
-	Create []map[string]any
-	Delete []Target
-	Patch  []PatchEvent
-	Range  hcl.Range
+	At      time.Duration
+	Every   time.Duration
+	Until   time.Duration // for repeated events; 0: until the end
+	As      string        // the identity the world acts as ("" = "scenario")
+	Staging *Staging
+	Create  []map[string]any
+	Delete  []Target
+	Patch   []PatchEvent
+	Range   hcl.Range
 }
 
 // PatchEvent merge-patches one object.
@@ -71,6 +78,7 @@ type Expect struct {
 	Reason *string
 	Fields []FieldExpect
 	Absent bool
+	Writes []WriteCount
 	Range  hcl.Range
 }
 
@@ -84,27 +92,31 @@ var fileSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{{Type: "scenari
 
 var scenarioSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
-		{Name: "rules", Required: true}, {Name: "start"}, {Name: "run_for", Required: true},
+		{Name: "rules"}, {Name: "start"}, {Name: "run_for", Required: true},
 		{Name: "seed"}, {Name: "objects"},
 	},
-	Blocks: []hcl.BlockHeaderSchema{
+	Blocks: append([]hcl.BlockHeaderSchema{
+		{Type: "rule", LabelNames: []string{"name"}},
 		{Type: "at", LabelNames: []string{"time"}},
 		{Type: "every", LabelNames: []string{"interval"}},
 		{Type: "expect", LabelNames: []string{"time"}},
-	},
+	}, stagingBlocks...),
 }
 
+var ruleSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "params"}}}
+
 var eventSchema = &hcl.BodySchema{
-	Attributes: []hcl.AttributeSchema{{Name: "create"}, {Name: "delete"}, {Name: "from"}, {Name: "until"}},
-	Blocks:     []hcl.BlockHeaderSchema{{Type: "patch", LabelNames: []string{"object"}}},
+	Attributes: append([]hcl.AttributeSchema{{Name: "create"}, {Name: "delete"}, {Name: "from"}, {Name: "until"}, {Name: "as"}}, stagingAttrs...),
+	Blocks:     append([]hcl.BlockHeaderSchema{{Type: "patch", LabelNames: []string{"object"}}}, stagingBlocks...),
 }
 
 var patchSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "merge", Required: true}}}
 
 var expectSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
-		{Name: "object", Required: true}, {Name: "state"}, {Name: "reason"}, {Name: "fields"}, {Name: "absent"},
+		{Name: "object"}, {Name: "state"}, {Name: "reason"}, {Name: "fields"}, {Name: "absent"},
 	},
+	Blocks: []hcl.BlockHeaderSchema{{Type: "writes"}},
 }
 
 // DefaultStart is the virtual time a scenario starts at unless it says.
@@ -176,8 +188,23 @@ func Parse(src []byte, filename string) (*Scenario, hcl.Diagnostics) {
 			s.Objects = append(s.Objects, objs...)
 		}
 	}
+	st, d := decodeStaging(&hcl.BodyContent{Blocks: body.Blocks})
+	diags = append(diags, d...)
+	s.Staging = st
 	for _, blk := range body.Blocks {
 		switch blk.Type {
+		case "rule":
+			s.Rules = append(s.Rules, blk.Labels[0])
+			rc, d := blk.Body.Content(ruleSchema)
+			diags = append(diags, d...)
+			if a, ok := rc.Attributes["params"]; ok {
+				m, d := objectValue(a.Expr)
+				diags = append(diags, d...)
+				if s.Params == nil {
+					s.Params = map[string]map[string]any{}
+				}
+				s.Params[blk.Labels[0]] = m
+			}
 		case "at", "every":
 			e, d := s.event(blk)
 			diags = append(diags, d...)
@@ -245,7 +272,16 @@ func (s *Scenario) event(b *hcl.Block) (*Event, hcl.Diagnostics) {
 			e.Delete = append(e.Delete, t)
 		}
 	}
+	if a, ok := body.Attributes["as"]; ok {
+		e.As, d = stringValue(a.Expr)
+		diags = append(diags, d...)
+	}
+	e.Staging, d = decodeStaging(body)
+	diags = append(diags, d...)
 	for _, pb := range body.Blocks {
+		if pb.Type != "patch" {
+			continue
+		}
 		t, err := parseTarget(pb.Labels[0])
 		if err != nil {
 			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid object", Detail: err.Error(), Subject: pb.LabelRanges[0].Ptr()})
@@ -270,6 +306,15 @@ func expect(b *hcl.Block) (*Expect, hcl.Diagnostics) {
 	}
 	e := &Expect{At: dur, Range: b.DefRange}
 	body, diags := b.Body.Content(expectSchema)
+	for _, wb := range body.Blocks {
+		w, d := decodeWrites(wb)
+		diags = append(diags, d...)
+		e.Writes = append(e.Writes, w)
+	}
+	if _, ok := body.Attributes["object"]; !ok && len(e.Writes) == 0 {
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Nothing to expect",
+			Detail: "An expect block names an object (with state, reason, fields or absent) or counts writes.", Subject: b.DefRange.Ptr()})
+	}
 	if a, ok := body.Attributes["object"]; ok {
 		s, d := stringValue(a.Expr)
 		diags = append(diags, d...)

@@ -72,6 +72,7 @@ func Compile(s *Scenario) ([]*fsm.Machine, hcl.Diagnostics) {
 		f, d := rules.LoadRef(ref)
 		diags = append(diags, d...)
 		if f != nil {
+			diags = append(diags, overrideParams(f, s.Params[r], s.DeclRange)...)
 			files = append(files, f)
 		}
 	}
@@ -80,6 +81,27 @@ func Compile(s *Scenario) ([]*fsm.Machine, hcl.Diagnostics) {
 	}
 	ms, d := fsm.Compile(files...)
 	return ms, append(diags, d...)
+}
+
+// overrideParams replaces param defaults of every machine in f; a param no
+// machine declares is an error.
+func overrideParams(f *rules.File, params map[string]any, rng hcl.Range) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	for _, name := range library.SortedKeys(params) {
+		found := false
+		for _, m := range f.Machines {
+			for _, p := range m.Params {
+				if p.Name == name {
+					p.Default, found = params[name], true
+				}
+			}
+		}
+		if !found {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Unknown param",
+				Detail: fmt.Sprintf("No machine of %s declares a param %q.", f.Filename, name), Subject: rng.Ptr()})
+		}
+	}
+	return diags
 }
 
 func fileExists(p string) bool {
@@ -137,6 +159,7 @@ type runner struct {
 	q        queue
 	seq      int
 	wakeGen  map[adapters.Ref]int
+	current  adapters.Ref // the object being reconciled
 	res      *Result
 	logged   int
 	end      time.Time
@@ -167,6 +190,9 @@ func Run(ctx context.Context, s *Scenario, ms []*fsm.Machine, opts Options) (*Re
 		runFor = opts.Until
 	}
 	r.end = s.Start.Add(runFor)
+	if s.Staging != nil {
+		stage(r.cluster, s.Staging)
+	}
 	for _, obj := range s.Objects {
 		r.noteKind(obj)
 		if err := r.cluster.Apply(obj); err != nil {
@@ -248,6 +274,11 @@ func (r *runner) add(kind, object, text string) {
 
 // flush appends the requests the cluster served since the last flush.
 // Reads are left out: a trace shows what changed the world.
+//
+// A successful write also wakes the machines that care: the written object
+// when a machine drives its kind, and the object's controller owner when a
+// machine drives the owner's kind (so a deployment hears of its revisions).
+// Writes by an object's own reconcile to itself wake nothing.
 func (r *runner) flush() {
 	recs := r.cluster.Records()
 	for _, rec := range recs[r.logged:] {
@@ -255,8 +286,56 @@ func (r *runner) flush() {
 			continue
 		}
 		r.res.Trace = append(r.res.Trace, Line{At: rec.Time.Sub(r.s.Start), Kind: "request", Object: rec.Ref.String(), Text: "  " + requestText(rec)})
+		if rec.Outcome != adapters.OK || rec.DryRun {
+			continue
+		}
+		if rec.Ref != r.current {
+			r.schedule(rec.Ref, r.clock.Now())
+		}
+		if owner, ok := r.controller(rec.Ref); ok && owner != r.current {
+			r.schedule(owner, r.clock.Now())
+		}
 	}
 	r.logged = len(recs)
+}
+
+// controller returns the controller owner of ref when a machine drives the
+// owner's kind.
+func (r *runner) controller(ref adapters.Ref) (adapters.Ref, bool) {
+	obj, ok := r.cluster.Object(ref)
+	if !ok {
+		return adapters.Ref{}, false
+	}
+	md, _ := obj["metadata"].(map[string]any)
+	owners, _ := md["ownerReferences"].([]any)
+	for _, o := range owners {
+		om, _ := o.(map[string]any)
+		if c, _ := om["controller"].(bool); !c {
+			continue
+		}
+		av, _ := om["apiVersion"].(string)
+		kind, _ := om["kind"].(string)
+		name, _ := om["name"].(string)
+		for _, m := range r.machinesByKind(av, kind) {
+			for _, res := range m.Resources {
+				if res.APIVersion == av && res.Kind == kind {
+					owner := adapters.Ref{APIVersion: av, Kind: kind, Name: name}
+					if res.Scope == string(adapters.Namespaced) {
+						owner.Namespace = ref.Namespace
+					}
+					return owner, true
+				}
+			}
+		}
+	}
+	return adapters.Ref{}, false
+}
+
+func (r *runner) machinesByKind(apiVersion, kind string) []*fsm.Machine {
+	if m, ok := r.machines[apiVersion+"/"+kind]; ok {
+		return []*fsm.Machine{m}
+	}
+	return nil
 }
 
 func requestText(rec sim.Record) string {
@@ -310,8 +389,10 @@ func (r *runner) Problem(_ time.Time, obj adapters.Ref, p *engine.Problem) {
 
 func (r *runner) reconcile(ctx context.Context, ref adapters.Ref) error {
 	m := r.machines[ref.APIVersion+"/"+ref.Kind]
+	r.current = ref
 	rep, err := engine.Reconcile(ctx, m, r.cluster, ref, r.clock.Now(), r)
 	r.flush()
+	r.current = adapters.Ref{}
 	if err != nil {
 		// An API failure is retried after a short, fixed delay.
 		r.add("problem", ref.String(), fmt.Sprintf("%s: reconcile failed, retrying in 10s: %v", ref, err))
@@ -336,13 +417,22 @@ func (r *runner) target(t Target) (adapters.Ref, error) {
 // API, so that it shows in the trace.
 func (r *runner) world(ctx context.Context, e *Event) {
 	r.flush()
+	who := e.As
+	if who == "" {
+		who = "scenario"
+	}
+	if e.Staging != nil {
+		stage(r.cluster, e.Staging)
+		for _, line := range e.Staging.describe() {
+			r.add("world", "", "world: "+line)
+		}
+	}
 	for _, obj := range e.Create {
 		b, _ := json.Marshal(obj)
 		ref := sim.RefOf(obj)
-		r.add("world", ref.String(), "world: create "+ref.String())
-		r.cluster.Do(ctx, adapters.Request{Verb: adapters.Create, Ref: ref, Body: b, Identity: "scenario"})
-		r.logged = len(r.cluster.Records())
-		r.schedule(ref, r.clock.Now())
+		res := r.cluster.Do(ctx, adapters.Request{Verb: adapters.Create, Ref: ref, Body: b, Identity: who})
+		r.add("world", ref.String(), fmt.Sprintf("world: create %s as %s: %s", ref, who, res.Outcome))
+		r.skip()
 	}
 	for _, p := range e.Patch {
 		ref, err := r.target(p.Target)
@@ -351,10 +441,9 @@ func (r *runner) world(ctx context.Context, e *Event) {
 			continue
 		}
 		b, _ := json.Marshal(p.Merge)
-		res := r.cluster.Do(ctx, adapters.Request{Verb: adapters.Patch, PatchType: adapters.MergePatch, Ref: ref, Body: b, Identity: "scenario"})
-		r.logged = len(r.cluster.Records())
-		r.add("world", ref.String(), fmt.Sprintf("world: patch %s %s: %s", ref, b, res.Outcome))
-		r.schedule(ref, r.clock.Now())
+		res := r.cluster.Do(ctx, adapters.Request{Verb: adapters.Patch, PatchType: adapters.MergePatch, Ref: ref, Body: b, Identity: who})
+		r.add("world", ref.String(), fmt.Sprintf("world: patch %s %s as %s: %s", ref, b, who, res.Outcome))
+		r.skip()
 	}
 	for _, t := range e.Delete {
 		ref, err := r.target(t)
@@ -362,16 +451,43 @@ func (r *runner) world(ctx context.Context, e *Event) {
 			r.add("world", t.String(), "world: "+err.Error())
 			continue
 		}
-		res := r.cluster.Do(ctx, adapters.Request{Verb: adapters.Delete, Ref: ref, Identity: "scenario"})
-		r.logged = len(r.cluster.Records())
-		r.add("world", ref.String(), fmt.Sprintf("world: delete %s: %s", ref, res.Outcome))
+		res := r.cluster.Do(ctx, adapters.Request{Verb: adapters.Delete, Ref: ref, Identity: who})
+		r.add("world", ref.String(), fmt.Sprintf("world: delete %s as %s: %s", ref, who, res.Outcome))
+		r.skip()
 	}
+}
+
+// skip takes the world's own requests out of the request trace (the world
+// line already says what happened) while still waking the machines that
+// care about them.
+func (r *runner) skip() {
+	recs := r.cluster.Records()
+	for _, rec := range recs[r.logged:] {
+		if rec.IsWrite() && rec.Outcome == adapters.OK && !rec.DryRun {
+			r.schedule(rec.Ref, r.clock.Now())
+			if owner, ok := r.controller(rec.Ref); ok {
+				r.schedule(owner, r.clock.Now())
+			}
+		}
+	}
+	r.logged = len(recs)
 }
 
 func (r *runner) check(e *Expect) {
 	r.res.Expects++
 	fail := func(format string, args ...any) {
 		r.res.Failures = append(r.res.Failures, fmt.Sprintf("%s: at %s, %s: %s", e.Range, Stamp(e.At), e.Object, fmt.Sprintf(format, args...)))
+	}
+	if len(e.Writes) > 0 {
+		recs := r.cluster.Records()
+		for _, w := range e.Writes {
+			if got := countWrites(recs, w); got != w.Count {
+				fail("want %d %s, got %d", w.Count, w, got)
+			}
+		}
+	}
+	if e.Object.Kind == "" {
+		return
 	}
 	ref, err := r.target(e.Object)
 	if err != nil {

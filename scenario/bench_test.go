@@ -1,0 +1,245 @@
+package scenario_test
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"runtime"
+	"runtime/metrics"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/statecraft/statecraft/scenario"
+)
+
+// The simulation benchmark of issue 4: N ObjectPatches, each with its own
+// target (ConfigMaps and Deployments alternately), run for a virtual week
+// while another actor drifts a tenth of the targets every hour. Each run is
+// one iteration; use -benchtime=1x:
+//
+//	go test ./scenario -run '^$' -bench 'Simulate' -benchmem -benchtime=1x -timeout 0
+//
+// A run that has not finished after -sim.budget of wall time is abandoned
+// (through the context scenario.Run honours) and reported as such, so that
+// `make bench` always ends; -sim.budget=0 waits for every run to finish.
+
+var simBudget = flag.Duration("sim.budget", 5*time.Minute, "abandon a simulation run after this wall time (0: never)")
+
+// simCase is one size: objects, and how much virtual time is simulated.
+type simCase struct {
+	objects int
+	runFor  time.Duration
+}
+
+func (c simCase) name() string {
+	d := c.runFor.String()
+	if c.runFor%(24*time.Hour) == 0 {
+		d = fmt.Sprintf("%dd", c.runFor/(24*time.Hour))
+	}
+	return fmt.Sprintf("objects=%d/virtual=%s", c.objects, d)
+}
+
+// BenchmarkSimulateDrift is the benchmark of issue 4 (7 virtual days).
+func BenchmarkSimulateDrift(b *testing.B) {
+	for _, c := range []simCase{
+		{1000, 7 * 24 * time.Hour},
+		{10000, 7 * 24 * time.Hour},
+	} {
+		b.Run(c.name(), func(b *testing.B) { benchSimulate(b, c) })
+	}
+}
+
+// BenchmarkSimulateDriftShort runs the same workload for shorter virtual
+// times and smaller sizes, to show how the cost grows with objects and with
+// virtual time when the week-long runs are out of reach.
+func BenchmarkSimulateDriftShort(b *testing.B) {
+	for _, c := range []simCase{
+		{100, 6 * time.Hour},
+		{100, 12 * time.Hour},
+		{100, 24 * time.Hour},
+		{300, 6 * time.Hour},
+		{1000, 1 * time.Hour},
+		{1000, 2 * time.Hour},
+		{1000, 6 * time.Hour},
+		{3000, 1 * time.Hour},
+		{10000, 1 * time.Hour},
+	} {
+		b.Run(c.name(), func(b *testing.B) { benchSimulate(b, c) })
+	}
+}
+
+func benchSimulate(b *testing.B, c simCase) {
+	s := driftScenario(c.objects, c.runFor)
+	ms, diags := scenario.Compile(s)
+	if diags.HasErrors() {
+		b.Fatal(diags)
+	}
+	b.ReportAllocs()
+	var res *scenario.Result
+	var peak uint64
+	for b.Loop() {
+		ctx := b.Context()
+		cancel := context.CancelFunc(func() {})
+		if *simBudget > 0 {
+			ctx, cancel = context.WithTimeout(ctx, *simBudget)
+		}
+		stop := watchHeap()
+		start := time.Now()
+		var err error
+		res, err = scenario.Run(ctx, s, ms, scenario.Options{})
+		elapsed := time.Since(start)
+		p := stop()
+		cancel()
+		peak = max(peak, p)
+		if errors.Is(err, context.DeadlineExceeded) {
+			b.ReportMetric(float64(p)/(1<<20), "peak-heap-MB")
+			b.Skipf("%s: not finished after %v of wall time (-sim.budget); peak heap %d MB so far", c.name(), elapsed.Round(time.Second), p>>20)
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(res.Failures) > 0 {
+			b.Fatalf("%d failed expectations, first: %s", len(res.Failures), res.Failures[0])
+		}
+	}
+	b.StopTimer()
+	kinds := map[string]int{}
+	reconciled := map[string]bool{}
+	for _, l := range res.Trace {
+		kinds[l.Kind]++
+		if l.Kind == "transition" {
+			reconciled[l.Object] = true
+		}
+	}
+	b.ReportMetric(float64(c.objects), "objects")
+	b.ReportMetric(c.runFor.Hours(), "virtual-h")
+	// scenario.Run does not count reconciles; every converged object is
+	// reconciled once per requeueInterval (5m) by its recheck, so this is
+	// the number the runner must at least carry out.
+	b.ReportMetric(float64(c.objects)*float64(c.runFor/(5*time.Minute)), "rechecks")
+	b.ReportMetric(float64(kinds["transition"]), "transitions")
+	b.ReportMetric(float64(kinds["request"]), "engine-writes")
+	b.ReportMetric(float64(kinds["world"]), "drift-writes")
+	b.ReportMetric(float64(len(res.Trace)), "trace-lines")
+	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
+	if len(reconciled) != c.objects {
+		b.Fatalf("%d of %d ObjectPatches made a transition", len(reconciled), c.objects)
+	}
+}
+
+// watchHeap samples the live heap until the returned function is called,
+// which reports the highest sample (bytes of heap objects, live or not yet
+// swept: what the process had to hold).
+func watchHeap() func() uint64 {
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	read := func() uint64 {
+		metrics.Read(sample)
+		return sample[0].Value.Uint64()
+	}
+	var mu sync.Mutex
+	peak := read()
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(20 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				v := read()
+				mu.Lock()
+				peak = max(peak, v)
+				mu.Unlock()
+			}
+		}
+	}()
+	return func() uint64 {
+		close(done)
+		wg.Wait()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		mu.Lock()
+		defer mu.Unlock()
+		return max(peak, ms.HeapAlloc)
+	}
+}
+
+// driftScenario builds the workload in memory: n ObjectPatches in
+// namespaces of 1,000, target i a ConfigMap when i is even and a Deployment
+// when odd, each patch setting a label; and every hour, on the hour, the
+// tenth of the targets with i%10 == hour%10 get that label overwritten by
+// another actor with a value new each time.
+func driftScenario(n int, runFor time.Duration) *scenario.Scenario {
+	s := &scenario.Scenario{
+		Name:   fmt.Sprintf("%d ObjectPatches drifted hourly", n),
+		File:   "bench.scenario.hcl",
+		Rules:  []string{"objectpatch"},
+		Start:  scenario.DefaultStart,
+		RunFor: runFor,
+		Seed:   1,
+	}
+	ns := func(i int) string { return fmt.Sprintf("bench-%02d", i/1000) }
+	for i := 0; i < n; i += 1000 {
+		s.Objects = append(s.Objects, map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": ns(i)}})
+	}
+	for i := range n {
+		target, kind, apiVersion := benchTarget(i, ns(i))
+		s.Objects = append(s.Objects, target, map[string]any{
+			"apiVersion": "rightsizing.kubex.ai/v1alpha1", "kind": "ObjectPatch",
+			"metadata": map[string]any{"name": fmt.Sprintf("patch-%05d", i), "namespace": ns(i)},
+			"spec": map[string]any{
+				"requeueInterval": "5m",
+				"drift":           map[string]any{"retryInterval": "5m", "retryAmount": 3, "stabilizationWindow": "15m"},
+				"targetRef":       map[string]any{"apiVersion": apiVersion, "kind": kind, "name": fmt.Sprintf("target-%05d", i)},
+				"patch":           map[string]any{"metadata": map[string]any{"labels": map[string]any{"managed-by": "kubex"}}},
+			},
+		})
+	}
+	for h := 1; time.Duration(h)*time.Hour <= runFor; h++ {
+		e := &scenario.Event{At: time.Duration(h) * time.Hour}
+		for i := h % 10; i < n; i += 10 {
+			_, kind, _ := benchTarget(i, ns(i))
+			e.Patch = append(e.Patch, scenario.PatchEvent{
+				Target: scenario.Target{Kind: kind, Namespace: ns(i), Name: fmt.Sprintf("target-%05d", i)},
+				Merge:  map[string]any{"metadata": map[string]any{"labels": map[string]any{"managed-by": fmt.Sprintf("other-%d", h)}}},
+			})
+		}
+		s.Events = append(s.Events, e)
+	}
+	return s
+}
+
+func benchTarget(i int, ns string) (obj map[string]any, kind, apiVersion string) {
+	name := fmt.Sprintf("target-%05d", i)
+	labels := map[string]any{"app": name}
+	if i%2 == 0 {
+		return map[string]any{
+			"apiVersion": "v1", "kind": "ConfigMap",
+			"metadata": map[string]any{"name": name, "namespace": ns, "labels": labels},
+			"data":     map[string]any{"config.yaml": strings.Repeat("key: value\n", 20)},
+		}, "ConfigMap", "v1"
+	}
+	return map[string]any{
+		"apiVersion": "apps/v1", "kind": "Deployment",
+		"metadata": map[string]any{"name": name, "namespace": ns, "labels": labels},
+		"spec": map[string]any{
+			"replicas": 2,
+			"selector": map[string]any{"matchLabels": map[string]any{"app": name}},
+			"template": map[string]any{
+				"metadata": map[string]any{"labels": map[string]any{"app": name}},
+				"spec": map[string]any{"containers": []any{map[string]any{
+					"name": "app", "image": "nginx:1.27",
+					"ports":     []any{map[string]any{"containerPort": 80, "protocol": "TCP"}},
+					"resources": map[string]any{"requests": map[string]any{"cpu": "100m", "memory": "128Mi"}},
+				}}},
+			},
+		},
+	}, "Deployment", "apps/v1"
+}
