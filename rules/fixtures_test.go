@@ -38,8 +38,13 @@ func TestFixtures(t *testing.T) {
 			}
 			f, diags := rules.Parse(src, path)
 			if f != nil && !diags.HasErrors() {
-				_, d := fsm.Compile(f)
+				ms, d := fsm.Compile(f)
 				diags = append(diags, d...)
+				if !d.HasErrors() && !strings.Contains(path, "/valid/") {
+					for _, m := range ms {
+						diags = append(diags, fsm.Analyze(m)...)
+					}
+				}
 			}
 			got := map[string]bool{}
 			for _, d := range diags {

@@ -110,7 +110,10 @@ func checkCmd(stdout, stderr io.Writer) *cobra.Command {
 		Short: "Load and compile rule files; print diagnostics; exit 1 on any error",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_, _, diags := loadMachines(args)
+			ms, _, diags := loadMachines(args)
+			for _, m := range ms {
+				diags = append(diags, fsm.Analyze(m)...)
+			}
 			if format == "json" {
 				type jd struct {
 					Severity string `json:"severity"`
