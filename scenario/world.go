@@ -223,19 +223,20 @@ func dropPath(obj map[string]any, path string) {
 // account) made since the start of the scenario.
 type WriteCount struct {
 	Verb, Kind, Identity string
+	Outcome              string // "" counts every request, whatever it ended in
 	DryRun               *bool
 	Count                int
 	Range                hcl.Range
 }
 
 var writesSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
-	{Name: "verb"}, {Name: "kind"}, {Name: "identity"}, {Name: "dry_run"}, {Name: "count", Required: true},
+	{Name: "verb"}, {Name: "kind"}, {Name: "identity"}, {Name: "outcome"}, {Name: "dry_run"}, {Name: "count", Required: true},
 }}
 
 func decodeWrites(b *hcl.Block) (WriteCount, hcl.Diagnostics) {
 	c, diags := b.Body.Content(writesSchema)
 	w := WriteCount{Range: b.DefRange}
-	for name, dst := range map[string]*string{"verb": &w.Verb, "kind": &w.Kind, "identity": &w.Identity} {
+	for name, dst := range map[string]*string{"verb": &w.Verb, "kind": &w.Kind, "identity": &w.Identity, "outcome": &w.Outcome} {
 		if a, ok := c.Attributes[name]; ok {
 			s, d := stringValue(a.Expr)
 			diags = append(diags, d...)
@@ -286,6 +287,9 @@ func countWrites(recs []sim.Record, w WriteCount) int {
 		if w.Identity != "" && w.Identity != "*" && w.Identity != id {
 			continue
 		}
+		if w.Outcome != "" && w.Outcome != string(r.Outcome) {
+			continue
+		}
 		if w.DryRun != nil && *w.DryRun != r.DryRun {
 			continue
 		}
@@ -296,7 +300,7 @@ func countWrites(recs []sim.Record, w WriteCount) int {
 
 func (w WriteCount) String() string {
 	s := []string{}
-	for _, p := range [][2]string{{"verb", w.Verb}, {"kind", w.Kind}, {"identity", w.Identity}} {
+	for _, p := range [][2]string{{"verb", w.Verb}, {"kind", w.Kind}, {"identity", w.Identity}, {"outcome", w.Outcome}} {
 		if p[1] != "" {
 			s = append(s, p[0]+"="+p[1])
 		}
