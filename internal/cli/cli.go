@@ -52,7 +52,7 @@ func NewRoot(stdout, stderr io.Writer) *cobra.Command {
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(checkCmd(stdout, stderr), explainCmd(stdout, stderr), simCmd(stdout, stderr), testCmd(stdout, stderr))
+	root.AddCommand(checkCmd(stdout, stderr), explainCmd(stdout, stderr), simCmd(stdout, stderr), testCmd(stdout, stderr), fmtCmd(stdout, stderr), graphCmd(stdout, stderr))
 	return root
 }
 
