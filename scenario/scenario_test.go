@@ -90,7 +90,7 @@ scenario "staged" {
 	if len(res.Failures) > 0 {
 		t.Fatalf("failures: %v\n%s", res.Failures, trace(res))
 	}
-	if !strings.Contains(trace(res), "patch Deployment/patches-demo/application (merge): forbidden") {
+	if !strings.Contains(trace(res), "patch Deployment/patches-demo/application (merge, dry-run): forbidden") {
 		t.Errorf("trace lacks the denied request:\n%s", trace(res))
 	}
 }
