@@ -456,3 +456,36 @@ func TestForEach(t *testing.T) {
 		}
 	}
 }
+
+// self typed from a CRD schema: fields are checked at compile time and the
+// guard evaluates against the unstructured object at run time.
+func TestTypedSelf(t *testing.T) {
+	m := compile(t, `
+machine "op" {
+  resource "rightsizing.kubex.ai/v1alpha1" "ObjectPatch" {
+    scope  = Namespaced
+    schema = "crd:rightsizing.kubex.ai_objectpatches.yaml"
+  }
+  state "A" {
+    initial = true
+  }
+  state "B" {}
+  transition "go" {
+    from = [A]
+    when = "self.spec.targetRef.kind == 'Deployment' && !has(self.spec.drift) && self.spec.?retryAmount.orValue(3) == 3"
+    to   = B
+  }
+}`)
+	obj := map[string]any{
+		"apiVersion": "rightsizing.kubex.ai/v1alpha1", "kind": "ObjectPatch",
+		"metadata": map[string]any{"name": "p", "namespace": "default", "generation": int64(1)},
+		"spec": map[string]any{
+			"targetRef": map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "name": "app"},
+			"patch":     map[string]any{"metadata": map[string]any{"labels": map[string]any{"a": "b"}}},
+		},
+	}
+	d := engine.Step(m, engine.Snapshot{Object: obj, Now: t0})
+	if d.Problem != nil || d.Transition == nil || d.Transition.Name != "go" {
+		t.Fatalf("decision %+v problem %+v", d, d.Problem)
+	}
+}

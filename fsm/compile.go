@@ -75,8 +75,29 @@ func (c *compiler) compile() *Machine {
 		Name: sm.Name, Source: sm, StateField: sm.StateField, MaxSteps: sm.MaxSteps, Resources: sm.Resources,
 		stateIndex: map[string]*State{}, byState: map[string][]*Transition{},
 	}
-	base, err := cel.NewEnv(append(library.EnvOptions(),
-		cel.Variable("self", cel.MapType(cel.StringType, cel.DynType)),
+	lib, err := cel.NewEnv(library.EnvOptions()...)
+	if err != nil {
+		c.errf(sm.DeclRange, "CEL environment error", "%v", err)
+		return nil
+	}
+	// self is typed by the first resource that names a CRD schema, and is
+	// a dynamic map otherwise.
+	self := cel.MapType(cel.StringType, cel.DynType)
+	var typeOpts []cel.EnvOption
+	for _, r := range sm.Resources {
+		if r.SchemaSource == nil {
+			continue
+		}
+		t, opts, err := selfType(r, lib.CELTypeProvider())
+		if err != nil {
+			c.errf(r.SchemaRange, "Invalid schema", "The schema of %s cannot type self: %v.", r.Kind, err)
+			return nil
+		}
+		self, typeOpts = t, opts
+		break
+	}
+	base, err := lib.Extend(append(typeOpts,
+		cel.Variable("self", self),
 		cel.Variable("status", cel.MapType(cel.StringType, cel.DynType)),
 		cel.Variable("now", cel.TimestampType),
 	)...)

@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -10,6 +11,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/statecraft/statecraft/rules/policies"
+	"github.com/statecraft/statecraft/spec/crds"
 )
 
 // LoadFile reads and decodes one rule file.
@@ -120,6 +122,17 @@ var machineSchema = &hcl.BodySchema{
 
 type loader struct {
 	src *sourceFile
+}
+
+// readSchema reads a CRD manifest named by a resource's schema attribute.
+func (l *loader) readSchema(name string) ([]byte, error) {
+	if rest, ok := strings.CutPrefix(name, "crd:"); ok {
+		return crds.Read(rest)
+	}
+	if filepath.IsAbs(name) {
+		return os.ReadFile(name)
+	}
+	return os.ReadFile(filepath.Join(filepath.Dir(l.src.name), name))
 }
 
 func (l *loader) machine(b *hcl.Block) (*Machine, hcl.Diagnostics) {
@@ -235,7 +248,14 @@ func (l *loader) resource(b *hcl.Block) (*Resource, hcl.Diagnostics) {
 	if a, ok := content.Attributes["schema"]; ok {
 		s, d := literalString(a)
 		diags = append(diags, d...)
-		r.Schema = s
+		r.Schema, r.SchemaRange = s, a.Expr.Range()
+		if s != "" {
+			src, err := l.readSchema(s)
+			if err != nil {
+				diags = append(diags, attrDiag(a, "Cannot read schema", fmt.Sprintf("The CRD manifest %q cannot be read: %v.", s, err)))
+			}
+			r.SchemaSource = src
+		}
 	}
 	if r.APIVersion == "" || strings.Count(r.APIVersion, "/") > 1 {
 		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid apiVersion",

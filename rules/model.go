@@ -37,9 +37,13 @@ type Resource struct {
 	APIVersion string
 	Kind       string
 	Scope      string // "Namespaced" or "Cluster"
-	// Schema, when set, is the path (relative to the rule file) of a CRD
-	// manifest whose OpenAPI schema types `self`.
+	// Schema, when set, names a CRD manifest whose OpenAPI schema types
+	// `self`: a path relative to the rule file, or "crd:FILE" for a CRD
+	// statecraft ships (spec/crds).
 	Schema string
+	// SchemaSource is the manifest's bytes, read when the file is loaded.
+	SchemaSource []byte
+	SchemaRange  hcl.Range
 
 	DeclRange hcl.Range
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/common/types/traits"
 	"github.com/google/cel-go/ext"
+	k8slib "k8s.io/apiserver/pkg/cel/library"
 )
 
 // EnvOptions returns the CEL environment every rule expression compiles in:
@@ -35,6 +36,16 @@ func EnvOptions() []cel.EnvOption {
 		ext.Lists(),
 		ext.Sets(),
 		ext.Encoders(),
+		// Kubernetes' own CEL libraries, so guards read like CRD validation
+		// rules and admission policies.
+		k8slib.URLs(),
+		k8slib.Regex(),
+		k8slib.Lists(),
+		k8slib.Quantity(),
+		k8slib.SemverLib(),
+		k8slib.IP(),
+		k8slib.CIDR(),
+		k8slib.Format(),
 		cel.Lib(statecraftLib{}),
 	}
 }
