@@ -6,6 +6,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/checker"
+	k8slib "k8s.io/apiserver/pkg/cel/library"
 	"github.com/hashicorp/hcl/v2"
 	lfsm "github.com/looplab/fsm"
 
@@ -397,7 +399,22 @@ func (c *compiler) program(env *cel.Env, e *rules.Expr, want *cel.Type) *Program
 		c.errf(e.Range, "Invalid expression", "%v", err)
 		return nil
 	}
-	return &Program{Expr: e, Out: out, prg: prg}
+	p := &Program{Expr: e, Out: out, prg: prg}
+	if est, err := env.EstimateCost(ast, costEstimator); err == nil {
+		p.Cost = est
+	}
+	return p
+}
+
+// costEstimator prices the Kubernetes library functions as the API server
+// does; sizes it cannot know are unbounded.
+var costEstimator = &k8slib.CostEstimator{SizeEstimator: unknownSizes{}}
+
+type unknownSizes struct{}
+
+func (unknownSizes) EstimateSize(checker.AstNode) *checker.SizeEstimate { return nil }
+func (unknownSizes) EstimateCallCost(string, string, *checker.AstNode, []checker.AstNode) *checker.CallEstimate {
+	return nil
 }
 
 // celOffset turns a CEL location (1-based line, 0-based column in code

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/checker"
 	"github.com/google/cel-go/common/types/ref"
 	lfsm "github.com/looplab/fsm"
 
@@ -99,7 +100,54 @@ type Assign struct {
 type Program struct {
 	Expr *rules.Expr
 	Out  *cel.Type
+	// Cost is the static estimate of one evaluation's cost (CEL cost
+	// units); Max is math.MaxUint64 when an input's size is unbounded.
+	Cost checker.CostEstimate
 	prg  cel.Program
+}
+
+// Programs lists every expression of the machine in declaration order.
+func (m *Machine) Programs() []*Program {
+	var out []*Program
+	add := func(ps ...*Program) {
+		for _, p := range ps {
+			if p != nil {
+				out = append(out, p)
+			}
+		}
+	}
+	for _, p := range m.Params {
+		add(p.Valid)
+	}
+	for _, o := range m.Observes {
+		add(o.Get, o.List, o.When)
+	}
+	for _, l := range m.Lets {
+		add(l.Value)
+	}
+	for _, s := range m.States {
+		add(s.Recheck)
+	}
+	route := func(r *Route) {
+		if r == nil {
+			return
+		}
+		add(r.When, r.Message, r.After, r.At)
+		for _, a := range r.Set {
+			add(a.Value)
+		}
+	}
+	for _, t := range m.Transitions {
+		add(t.When)
+		for _, a := range t.Actions {
+			add(a.ForEach, a.Target, a.Body, a.Identity, a.Expect)
+		}
+		route(t.Done)
+		for _, r := range t.Routes {
+			route(r)
+		}
+	}
+	return out
 }
 
 // Eval evaluates the program against vars (a cel activation).

@@ -3,6 +3,7 @@ package fsm
 import (
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"text/tabwriter"
 )
@@ -97,4 +98,24 @@ func dash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// WriteCosts lists every expression with its position and static cost
+// estimate (min..max CEL cost units, "unbounded" when an input's size is
+// not known), against the runtime limit.
+func WriteCosts(w io.Writer, m *Machine) {
+	fmt.Fprintf(w, "expression costs (runtime limit %d per evaluation):\n", DefaultCostLimit)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, p := range m.Programs() {
+		max := fmt.Sprint(p.Cost.Max)
+		if p.Cost.Max == math.MaxUint64 {
+			max = "unbounded"
+		}
+		src := strings.Join(strings.Fields(p.Expr.Source), " ")
+		if len(src) > 70 {
+			src = src[:67] + "..."
+		}
+		fmt.Fprintf(tw, "%s:%d:%d\t%d..%s\t%s\n", p.Expr.Range.Filename, p.Expr.Range.Start.Line, p.Expr.Range.Start.Column, p.Cost.Min, max, src)
+	}
+	tw.Flush()
 }

@@ -155,6 +155,7 @@ func checkCmd(stdout, stderr io.Writer) *cobra.Command {
 
 func explainCmd(stdout, stderr io.Writer) *cobra.Command {
 	var state string
+	var costs bool
 	cmd := &cobra.Command{
 		Use:   "explain FILE",
 		Short: "Print each machine as a transition table",
@@ -173,11 +174,16 @@ func explainCmd(stdout, stderr io.Writer) *cobra.Command {
 					return fmt.Errorf("machine %s has no state %q", m.Name, state)
 				}
 				fsm.WriteTable(stdout, m, state)
+				if costs {
+					fmt.Fprintln(stdout)
+					fsm.WriteCosts(stdout, m)
+				}
 			}
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&state, "state", "", "show only what can happen from this state, in order")
+	cmd.Flags().BoolVar(&costs, "costs", false, "list each expression's static cost estimate")
 	return cmd
 }
 
