@@ -363,7 +363,7 @@ func (a *analyzer) checkCycle(cyc []edge, seen map[string]bool) {
 		}
 	}
 	sort.Ints(ids)
-	key := fmt.Sprint(ids)
+	key := fmt.Sprint(slices.Compact(ids))
 	if seen[key] {
 		return
 	}
@@ -375,12 +375,13 @@ func (a *analyzer) checkCycle(cyc []edge, seen map[string]bool) {
 	a.warn(first.DeclRange, "Unbounded cycle", "The cycle %s can repeat without end within one reconcile: none of its routes waits (after, at), none of its guards reads a status field the cycle writes, and no two of its guards contradict; it can run into max_steps. Add a wait or a counter in status.", strings.Join(steps, ", "))
 }
 
-// writes returns the top-level status fields a route writes: the state
-// field, message, observedGeneration and outcome always; reason when the
-// route has one; conditions when the destination declares some; and the
-// first segment of every set path.
+// writes returns the top-level status fields a route writes that can bound
+// a cycle: message and observedGeneration always; reason when the route has
+// one; conditions when the destination declares some; and the first segment
+// of every set path. The state field and outcome are left out: around a
+// cycle they only take the values of its own states again.
 func (a *analyzer) writes(r *Route) map[string]bool {
-	w := map[string]bool{a.m.StateField: true, "message": true, "observedGeneration": true, "outcome": true}
+	w := map[string]bool{"message": true, "observedGeneration": true}
 	if r.Reason != "" {
 		w["reason"] = true
 	}
