@@ -58,13 +58,17 @@ func Reconcile(ctx context.Context, m *fsm.Machine, api adapters.API, ref adapte
 	}
 	obj := got.Object
 	orig := deepCopy(statusOf(obj))
+	// written holds the objects this reconcile wrote: later micro-steps
+	// observe them as written instead of reading them again, so a cache
+	// that has not caught up cannot make a fresh write look undone.
+	written := map[adapters.Ref]map[string]any{}
 	steps := 0
 	for {
 		if steps == m.MaxSteps {
 			rep.Problem = &Problem{Reason: MicroStepLimitReason, Message: fmt.Sprintf("%d transitions fired in one reconcile without coming to rest; the machine may loop", m.MaxSteps)}
 			break
 		}
-		snap := Snapshot{Object: obj, Now: now, Observations: observe(ctx, m, api, obj, now)}
+		snap := Snapshot{Object: obj, Now: now, Observations: observe(ctx, m, api, obj, now, written)}
 		d := Step(m, snap)
 		if d.Problem != nil {
 			rep.Problem = d.Problem
@@ -77,7 +81,7 @@ func Reconcile(ctx context.Context, m *fsm.Machine, api adapters.API, ref adapte
 		steps++
 		var results []ActionResult
 		for _, pa := range d.Actions {
-			results = append(results, run(ctx, api, d, pa, ref, &obj))
+			results = append(results, run(ctx, api, d, pa, ref, &obj, written))
 			if !Next(d, results) {
 				break
 			}
@@ -121,7 +125,7 @@ func Reconcile(ctx context.Context, m *fsm.Machine, api adapters.API, ref adapte
 // run carries out one planned action: its requests in order, stopping at
 // the first that does not end ok. A write to the reconciled object itself
 // updates obj (its status stays the engine's own).
-func run(ctx context.Context, api adapters.API, d *Decision, pa PlannedAction, self adapters.Ref, obj *map[string]any) ActionResult {
+func run(ctx context.Context, api adapters.API, d *Decision, pa PlannedAction, self adapters.Ref, obj *map[string]any, written map[adapters.Ref]map[string]any) ActionResult {
 	if pa.Err != nil {
 		return Outcome(d, pa, 0, adapters.Result{})
 	}
@@ -129,8 +133,16 @@ func run(ctx context.Context, api adapters.API, d *Decision, pa PlannedAction, s
 	for i, req := range pa.Requests {
 		res := api.Do(ctx, req)
 		ar = Outcome(d, pa, i, res)
-		if ar.Outcome == string(adapters.OK) && ar.Object != nil && !req.DryRun && req.Subresource == "" && sameObject(req.Ref, self) {
-			*obj = withStatus(ar.Object, statusOf(*obj))
+		if res.Outcome == adapters.OK && !req.DryRun && req.Verb != adapters.Get {
+			switch {
+			case req.Verb == adapters.Delete:
+				written[req.Ref] = nil
+			case res.Object != nil:
+				written[req.Ref] = res.Object
+			}
+			if res.Object != nil && req.Subresource == "" && sameObject(req.Ref, self) {
+				*obj = withStatus(res.Object, statusOf(*obj))
+			}
 		}
 		if ar.Outcome != string(adapters.OK) {
 			if len(pa.Requests) > 1 {
@@ -142,7 +154,7 @@ func run(ctx context.Context, api adapters.API, d *Decision, pa PlannedAction, s
 	return ar
 }
 
-func observe(ctx context.Context, m *fsm.Machine, api adapters.API, obj map[string]any, now time.Time) map[string]Observation {
+func observe(ctx context.Context, m *fsm.Machine, api adapters.API, obj map[string]any, now time.Time, written map[adapters.Ref]map[string]any) map[string]Observation {
 	if len(m.Observes) == 0 {
 		return nil
 	}
@@ -153,6 +165,12 @@ func observe(ctx context.Context, m *fsm.Machine, api adapters.API, obj map[stri
 			out[rd.Name] = Observation{Skipped: true}
 		case rd.Err != nil:
 			out[rd.Name] = Observation{Outcome: adapters.Invalid, Message: rd.Err.Error()}
+		case !rd.List && hasRef(written, rd.Ref):
+			o := Observation{Outcome: adapters.NotFound, Scope: api.Scope(ctx, rd.Ref.APIVersion, rd.Ref.Kind)}
+			if w := written[rd.Ref]; w != nil {
+				o.Outcome, o.Object = adapters.OK, w
+			}
+			out[rd.Name] = o
 		default:
 			out[rd.Name] = read(ctx, api, rd)
 		}
@@ -211,4 +229,9 @@ func writeStatus(ctx context.Context, api adapters.API, ref adapters.Ref, before
 		return nil
 	}
 	return fmt.Errorf("write status of %s: %s: %s", ref, res.Outcome, res.Message)
+}
+
+func hasRef(m map[adapters.Ref]map[string]any, r adapters.Ref) bool {
+	_, ok := m[r]
+	return ok
 }

@@ -7,9 +7,9 @@ import (
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/checker"
-	k8slib "k8s.io/apiserver/pkg/cel/library"
 	"github.com/hashicorp/hcl/v2"
 	lfsm "github.com/looplab/fsm"
+	k8slib "k8s.io/apiserver/pkg/cel/library"
 
 	"github.com/statecraft/statecraft/engine/library"
 	"github.com/statecraft/statecraft/rules"

@@ -28,6 +28,7 @@ machine "parent" {
   }
   state "Ready" {
     outcome    = Success
+    final      = true
     conditions = { Ready = True }
   }
 
@@ -88,6 +89,7 @@ machine "child" {
   }
   state "Ready" {
     outcome = Success
+    final   = true
   }
 
   # A child takes one minute per step to become Ready.

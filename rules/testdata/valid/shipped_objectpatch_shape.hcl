@@ -28,8 +28,8 @@ machine "widget" {
   }
   state "Ready" {
     outcome    = Success
+    final      = true
     conditions = { Ready = True }
-    recheck    = "param.poll"
   }
 
   transition "become ready" {
