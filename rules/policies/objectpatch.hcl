@@ -260,7 +260,7 @@ machine "objectpatch" {
     when    = "unsupported"
     to      = Error
     reason  = UnsupportedTarget
-    message = "scope_mismatch ? 'scope mismatch: a ' + self.kind + ' targets ' + (own_scope == 'Cluster' ? 'cluster-scoped' : 'namespaced') + ' objects, but ' + self.spec.targetRef.apiVersion + ' ' + self.spec.targetRef.kind + ' is ' + (target.scope == 'Cluster' ? 'cluster-scoped' : 'namespaced') : target.message"
+    message = "scope_mismatch ? 'scope mismatch: ' + self.kind + ' targets only ' + (own_scope == 'Cluster' ? 'cluster-scoped' : 'namespaced') + ' objects, but ' + self.spec.targetRef.apiVersion + ' ' + self.spec.targetRef.kind + ' is ' + (target.scope == 'Cluster' ? 'cluster-scoped' : 'namespaced') : target.message"
     set     = { nextDriftRetryTime = "null" }
   }
 
