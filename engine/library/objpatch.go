@@ -1,10 +1,12 @@
 package library
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"time"
 
+	jsonpatch "github.com/evanphx/json-patch/v5"
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
@@ -61,11 +63,13 @@ func ValidateSpec(spec any) map[string]any {
 }
 
 // PlanSpec plans spec against target. It returns {ok, error, changed,
-// object, merge, json}: merge is the merge patch to send (null when it would
-// change nothing), json the RFC 6902 document of the selector operations as
-// a string (null when none change anything).
+// object, merge, json, full}: merge is the merge patch to send (null when it
+// would change nothing), json the RFC 6902 document of the selector
+// operations as a string (null when none change anything), and full one
+// merge patch that takes target to the planned object (null when
+// unchanged), for validating the whole result in a single dry run.
 func PlanSpec(target, spec any) map[string]any {
-	out := map[string]any{"ok": false, "error": "", "changed": false, "object": map[string]any{}, "merge": nil, "json": nil}
+	out := map[string]any{"ok": false, "error": "", "changed": false, "object": map[string]any{}, "merge": nil, "json": nil, "full": nil}
 	tm, _ := target.(map[string]any)
 	patch, has, ops, err := specParts(spec)
 	if err != nil {
@@ -96,7 +100,32 @@ func PlanSpec(target, spec any) map[string]any {
 	if res.JSONPatch != nil {
 		out["json"] = string(res.JSONPatch)
 	}
+	if res.Changed {
+		full, err := fullMergePatch(tm, res.Object)
+		if err != nil {
+			out["ok"], out["error"] = false, err.Error()
+			return out
+		}
+		out["full"] = full
+	}
 	return out
+}
+
+// fullMergePatch returns the merge patch that takes from to to.
+func fullMergePatch(from, to map[string]any) (any, error) {
+	a, err := json.Marshal(from)
+	if err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(to)
+	if err != nil {
+		return nil, err
+	}
+	p, err := jsonpatch.CreateMergePatch(a, b)
+	if err != nil {
+		return nil, err
+	}
+	return DecodeJSON(p)
 }
 
 // SatisfiedSpec reports whether obj already matches spec: planning it

@@ -91,6 +91,11 @@ func TestObjpatchPlan(t *testing.T) {
 	if js, _ := got["json"].(string); js == "" {
 		t.Errorf("json = %v, want an RFC 6902 document", got["json"])
 	}
+	// full takes the target to the planned object in one merge patch.
+	full := eval(t, "patch.merge(target, objpatch.plan(target, spec).full) == objpatch.plan(target, spec).object", map[string]any{"target": deployment(), "spec": spec})
+	if full != true {
+		t.Errorf("applying full to the target does not give the planned object")
+	}
 	// Merge patch only: json is null; planning the planned object changes nothing.
 	only := map[string]any{"patch": spec["patch"]}
 	got = eval(t, "objpatch.plan(target, spec)", map[string]any{"target": deployment(), "spec": only}).(map[string]any)

@@ -457,22 +457,17 @@ machine "objectpatch" {
     }
   }
 
-  # Merge patch first, then the selector operations; both are dry-run
-  # before either is sent.
+  # Merge patch first, then the selector operations. The operations are
+  # planned on the merged object, so they cannot be dry-run on the live
+  # target before the merge: the preflight dry-runs the whole planned result
+  # as one merge patch instead.
   transition "apply merge patch and selector operations" {
     from = [Pending]
     when = "drifted"
     do "preflight" {
       verb    = patch
       target  = "ref(target.object)"
-      body    = "plan.merge"
-      dry_run = true
-    }
-    do "preflight_ops" {
-      verb    = patch
-      type    = json
-      target  = "ref(target.object)"
-      body    = "plan.json"
+      body    = "plan.full"
       dry_run = true
     }
     do "patch" {
@@ -492,11 +487,6 @@ machine "objectpatch" {
     set    = { retryCount = "0", lastAttemptTime = "now", lastAppliedTime = "now", nextDriftRetryTime = "null" }
 
     on "preflight" "invalid" {
-      to     = Error
-      reason = PreflightRejected
-      set    = { lastAttemptTime = "now" }
-    }
-    on "preflight_ops" "invalid" {
       to     = Error
       reason = PreflightRejected
       set    = { lastAttemptTime = "now" }

@@ -1,5 +1,6 @@
 # OP-61, OP-65, OP-66, OP-67, OP-68, OP-69, OP-71, OP-74, OP-75, OP-76, OP-81,
-# OP-45: with the seed's spec.drift (retryInterval 5m, retryAmount 3), each
+# OP-45, OP-62, OP-63: with spec.drift set but empty (defaults: retryInterval
+# 5m, retryAmount 3, the seed example's values), each
 # drift is counted and repaired at its deadline; the delays of one streak
 # are 5, 10 and 20 minutes; a fourth drift exhausts the budget (Error,
 # DriftRetryLimitExceeded, Drifted=True) and polling stops until the spec
@@ -7,7 +8,7 @@
 scenario "drift repair with backoff until the budget is spent" {
   rules   = ["objectpatch"]
   run_for = "3h"
-  objects = ["namespace.yaml", "deployment.yaml", "deployment-patch.yaml"]
+  objects = ["namespace.yaml", "deployment.yaml", "drift-defaults-patch.yaml"]
 
   at "7m" {
     patch "Deployment/patches-demo/application" {

@@ -1,4 +1,4 @@
-# OP-17, OP-18, OP-21, OP-22, OP-23, OP-29, OP-30, OP-31, OP-33, OP-34, OP-36,
+# OP-17, OP-18, OP-21, OP-33, OP-22, OP-23, OP-29, OP-30, OP-31, OP-33, OP-34, OP-36,
 # OP-37: selector-aware operations. The seed's example (merge patch, then
 # replace / add / remove on container "app"); jsonPatch alone with
 # matchPolicy All; and the plan errors that need the target: ExactlyOne
@@ -56,12 +56,23 @@ scenario "selector operations" {
     reason = "InvalidPatch"
     fields = { "status.message" = "jsonPatch[0].selector: no longer selects /spec/template/spec/containers/0 after it ran; selectors must remain true after every operation" }
   }
+  expect "1m" {
+    object = "ObjectPatch/patches-demo/ordered"
+    state  = "Applied"
+  }
+  expect "1m" {
+    object = "Deployment/patches-demo/ordered"
+    fields = {
+      "spec.template.spec.tolerations" = [{ key = "new", operator = "Exists", effect = "NoSchedule" }]
+      "spec.template.spec.containers"  = [{ name = "main", image = "busybox", workingDir = "/second" }]
+    }
+  }
   expect "9m" {
     writes {
       verb     = "patch"
       kind     = "Deployment"
       identity = "statecraft"
-      count    = 6
+      count    = 8
     }
   }
 }
