@@ -19,10 +19,10 @@ scenario "already matching target" {
   }
   expect "19m" {
     writes {
-      verb  = "patch"
-      kind  = "Deployment"
+      verb     = "patch"
+      kind     = "Deployment"
       identity = "statecraft"
-      count = 0
+      count    = 0
     }
   }
 }

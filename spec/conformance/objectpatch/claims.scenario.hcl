@@ -56,9 +56,9 @@ scenario "claims arbitration between ObjectPatches" {
   expect "3m" {
     object = "Deployment/patches-demo/application"
     fields = {
-      "metadata.labels.team"       = "a"
-      "metadata.labels.tier"       = "web"
-      "metadata.annotations.cost"  = "low"
+      "metadata.labels.team"      = "a"
+      "metadata.labels.tier"      = "web"
+      "metadata.annotations.cost" = "low"
     }
   }
   # The winner goes away: at its next recheck (requeueInterval after it

@@ -42,11 +42,11 @@ scenario "drift without spec.drift is reported, repaired only on reapply" {
   }
   expect "30m" {
     writes {
-      verb    = "patch"
-      kind    = "Deployment"
+      verb     = "patch"
+      kind     = "Deployment"
       identity = "statecraft"
-      dry_run = false
-      count   = 1
+      dry_run  = false
+      count    = 1
     }
   }
   at "31m" {
@@ -93,11 +93,11 @@ scenario "drift without spec.drift is reported, repaired only on reapply" {
   }
   expect "59m" {
     writes {
-      verb    = "patch"
-      kind    = "Deployment"
+      verb     = "patch"
+      kind     = "Deployment"
       identity = "statecraft"
-      dry_run = false
-      count   = 3
+      dry_run  = false
+      count    = 3
     }
     writes {
       verb     = "patch"

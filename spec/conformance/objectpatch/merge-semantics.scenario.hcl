@@ -9,13 +9,13 @@ scenario "merge patch semantics on existing targets" {
   expect "1m" {
     object = "Deployment/patches-demo/worker"
     fields = {
-      "metadata.labels.managed-by"         = "kubex"
-      "metadata.labels.app"                = "worker"
-      "metadata.annotations.owner"         = "platform"
-      "metadata.annotations.obsolete"      = null
-      "spec.replicas"                      = 2
-      "spec.template.spec.tolerations"     = [{ key = "c", operator = "Exists" }]
-      "spec.template.spec.containers"      = [{ name = "worker", image = "busybox" }]
+      "metadata.labels.managed-by"        = "kubex"
+      "metadata.labels.app"               = "worker"
+      "metadata.annotations.owner"        = "platform"
+      "metadata.annotations.obsolete"     = null
+      "spec.replicas"                     = 2
+      "spec.template.spec.tolerations"    = [{ key = "c", operator = "Exists" }]
+      "spec.template.spec.containers"     = [{ name = "worker", image = "busybox" }]
       "spec.template.metadata.labels.app" = "worker"
     }
   }
@@ -31,14 +31,14 @@ scenario "merge patch semantics on existing targets" {
     state  = "Applied"
     reason = "Applied"
     fields = {
-      "status.outcome"                  = "Success"
-      "status.observedGeneration"       = 1
-      "status.retryCount"               = 0
-      "status.lastAttemptTime"          = "2026-01-01T00:00:00Z"
-      "status.lastAppliedTime"          = "2026-01-01T00:00:00Z"
-      "status.nextDriftRetryTime"       = null
-      "status.conditions[Ready].status" = "True"
-      "status.conditions[Ready].reason" = "Applied"
+      "status.outcome"                    = "Success"
+      "status.observedGeneration"         = 1
+      "status.retryCount"                 = 0
+      "status.lastAttemptTime"            = "2026-01-01T00:00:00Z"
+      "status.lastAppliedTime"            = "2026-01-01T00:00:00Z"
+      "status.nextDriftRetryTime"         = null
+      "status.conditions[Ready].status"   = "True"
+      "status.conditions[Ready].reason"   = "Applied"
       "status.conditions[Drifted].status" = "False"
     }
   }
@@ -50,18 +50,18 @@ scenario "merge patch semantics on existing targets" {
   # Checked again every requeueInterval (default 5m): nothing more is sent.
   expect "29m" {
     writes {
-      verb    = "patch"
-      kind    = "Deployment"
+      verb     = "patch"
+      kind     = "Deployment"
       identity = "statecraft"
-      dry_run = false
-      count   = 1
+      dry_run  = false
+      count    = 1
     }
     writes {
-      verb    = "patch"
-      kind    = "ConfigMap"
+      verb     = "patch"
+      kind     = "ConfigMap"
       identity = "statecraft"
-      dry_run = false
-      count   = 1
+      dry_run  = false
+      count    = 1
     }
   }
 }
