@@ -47,6 +47,7 @@ func EnvOptions() []cel.EnvOption {
 		k8slib.CIDR(),
 		k8slib.Format(),
 		cel.Lib(statecraftLib{}),
+		cel.Lib(upgradeLib{}),
 	}
 }
 

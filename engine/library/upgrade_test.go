@@ -1,0 +1,267 @@
+package library
+
+import (
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/cel-go/cel"
+	"sigs.k8s.io/yaml"
+)
+
+func TestParseVersion(t *testing.T) {
+	for in, want := range map[string]string{
+		"v1.10.4":        "1.10 final",
+		"1.31.2":         "1.31 final",
+		"v1.11.0-beta.1": "1.11 pre",
+		"1.31.2+k3s1":    "1.31 pre",
+	} {
+		v, ok := Parse(in)
+		got := v.MinorString() + " pre"
+		if v.Final() {
+			got = v.MinorString() + " final"
+		}
+		if !ok || got != want {
+			t.Errorf("Parse(%q) = %v %q, want %q", in, ok, got, want)
+		}
+	}
+	for _, bad := range []string{"", "1.10", "v1.10.x", "01.2.3", "latest"} {
+		if _, ok := Parse(bad); ok {
+			t.Errorf("Parse(%q) accepted", bad)
+		}
+	}
+}
+
+func TestCompare(t *testing.T) {
+	order := []string{"1.10.0-alpha.1", "1.10.0-alpha.2", "1.10.0-beta.1", "1.10.0", "v1.10.2", "1.10.10", "1.11.0"}
+	for i := 0; i+1 < len(order); i++ {
+		a, _ := Parse(order[i])
+		b, _ := Parse(order[i+1])
+		if a.Compare(b) >= 0 || b.Compare(a) <= 0 {
+			t.Errorf("%s should sort before %s", order[i], order[i+1])
+		}
+	}
+}
+
+func TestIsPatchStep(t *testing.T) {
+	for _, c := range []struct {
+		from, to string
+		want     bool
+	}{
+		{"v1.10.2", "v1.10.4", true},
+		{"1.31.2", "1.31.10", true},
+		{"v1.10.2", "v1.10.2", false},        // not newer
+		{"v1.10.4", "v1.10.2", false},        // older
+		{"v1.10.2", "v1.11.0", false},        // a minor
+		{"v1.10.2", "v2.10.3", false},        // a major
+		{"v1.10.2", "v1.10.5-beta.0", false}, // not final
+		{"garbage", "v1.10.5", false},
+	} {
+		if got := IsPatchStep(c.from, c.to); got != c.want {
+			t.Errorf("IsPatchStep(%q, %q) = %v", c.from, c.to, got)
+		}
+	}
+}
+
+func TestNewestPatch(t *testing.T) {
+	choices := []string{"v1.10.3", "v1.11.1", "v1.10.6-rc.0", "v1.10.5", "v1.10.1", "bogus", "v1.9.9"}
+	if got := NewestPatch("v1.10.2", choices); got != "v1.10.5" {
+		t.Errorf("NewestPatch = %q, want v1.10.5", got)
+	}
+	if got := NewestPatch("v1.10.5", choices); got != "" {
+		t.Errorf("NewestPatch at the newest = %q, want none", got)
+	}
+	if got := NewestPatch("v1.12.0", choices); got != "" {
+		t.Errorf("NewestPatch of an unlisted minor = %q, want none", got)
+	}
+}
+
+func TestCompatible(t *testing.T) {
+	table := []any{
+		map[string]any{"talos": "1.10", "kubernetes": []any{"1.31", "1.32"}, "cilium": []any{"1.17"}},
+		map[string]any{"talos": "1.11", "kubernetes": []any{"1.32", "1.33"}, "cilium": []any{"1.17", "1.18"}},
+	}
+	for _, c := range []struct {
+		talos, kube, cilium string
+		want                bool
+	}{
+		{"v1.10.4", "v1.31.5", "", true},
+		{"v1.10.4", "v1.33.0", "", false},
+		{"v1.10.4", "v1.31.5", "v1.17.3", true},
+		{"v1.10.4", "v1.31.5", "v1.18.0", false},
+		{"v1.11.0", "v1.33.1", "v1.18.0", true},
+		{"v1.12.0", "v1.33.1", "", false},
+		{"v1.10.4", "v1.31.5", "unknown", false},
+	} {
+		if got := Compatible(table, c.talos, c.kube, c.cilium); got != c.want {
+			t.Errorf("Compatible(%s, %s, %q) = %v", c.talos, c.kube, c.cilium, got)
+		}
+	}
+}
+
+func TestWindow(t *testing.T) {
+	at := func(hm string) time.Time {
+		tt, _ := time.Parse("2006-01-02T15:04Z", "2026-11-04T"+hm+"Z")
+		return tt
+	}
+	for _, c := range []struct {
+		window, at string
+		want       bool
+	}{
+		{"", "13:37", true},
+		{"02:00-05:00", "02:00", true},
+		{"02:00-05:00", "04:59", true},
+		{"02:00-05:00", "05:00", false},
+		{"02:00-05:00", "01:59", false},
+		{"22:00-02:00", "23:30", true},
+		{"22:00-02:00", "00:00", true},
+		{"22:00-02:00", "01:59", true},
+		{"22:00-02:00", "02:00", false},
+		{"22:00-02:00", "21:59", false},
+		{"22:00-02:00", "12:00", false},
+	} {
+		got, err := InWindow(c.window, at(c.at))
+		if err != nil || got != c.want {
+			t.Errorf("InWindow(%q, %s) = %v, %v", c.window, c.at, got, err)
+		}
+	}
+	// A time in another zone is taken in UTC.
+	berlin := time.FixedZone("CET", 3600)
+	if in, _ := InWindow("02:00-05:00", time.Date(2026, 11, 4, 3, 30, 0, 0, berlin)); !in {
+		t.Error("03:30 CET is 02:30 UTC: inside 02:00-05:00")
+	}
+	for _, bad := range []string{"2:00-05:00", "02:00-24:00", "02:60-03:00", "02:00", "02:00-02:00", "noon-night"} {
+		if _, err := InWindow(bad, at("03:00")); err == nil {
+			t.Errorf("InWindow(%q) accepted a malformed window", bad)
+		}
+	}
+}
+
+func TestLeaseHeld(t *testing.T) {
+	now := time.Date(2026, 11, 4, 3, 0, 0, 0, time.UTC)
+	lease := func(holder string, renew string, secs any) any {
+		spec := map[string]any{"holderIdentity": holder, "renewTime": renew}
+		if secs != nil {
+			spec["leaseDurationSeconds"] = secs
+		}
+		return map[string]any{"spec": spec}
+	}
+	for _, c := range []struct {
+		lease any
+		want  bool
+	}{
+		{lease("ichor-executor", "2026-11-04T02:59:30.000000Z", int64(60)), true},
+		{lease("ichor-executor", "2026-11-04T02:58:00.000000Z", int64(60)), false},
+		{lease("", "2026-11-04T02:59:30.000000Z", int64(60)), false},
+		{lease("ichor-executor", "", nil), true},
+		{map[string]any{}, false},
+	} {
+		if got := LeaseHeld(c.lease, now); got != c.want {
+			t.Errorf("LeaseHeld(%v) = %v", c.lease, got)
+		}
+	}
+}
+
+// The CRD refuses what upgrade.validWindow refuses: the IchorInstallation
+// CRD's window pattern and component enum are the ones this file uses.
+func TestCRDWindowAndComponents(t *testing.T) {
+	b, err := os.ReadFile("../../spec/crds/ichor.maesh.dev_ichorinstallations.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var crd map[string]any
+	if err := yaml.Unmarshal(b, &crd); err != nil {
+		t.Fatal(err)
+	}
+	ap := dig(crd, "spec", "versions", 0, "schema", "openAPIV3Schema", "properties", "spec", "properties", "autoPatch", "properties")
+	window, _ := ap.(map[string]any)["window"].(map[string]any)
+	pattern, _ := window["pattern"].(string)
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		t.Fatalf("window pattern %q: %v", pattern, err)
+	}
+	for _, w := range []string{"", "02:00-05:00", "22:00-02:00", "00:00-23:59"} {
+		if !re.MatchString(w) {
+			t.Errorf("the CRD refuses the valid window %q", w)
+		}
+	}
+	for _, w := range []string{"2:00-05:00", "02:00-24:00", "02:60-03:00", "02:00", "noon-night", "02:00 - 05:00"} {
+		if re.MatchString(w) {
+			t.Errorf("the CRD accepts the malformed window %q", w)
+		}
+		if _, _, err := ParseWindow(w); err == nil {
+			t.Errorf("ParseWindow accepts the malformed window %q", w)
+		}
+	}
+	// start == end passes the pattern; a CEL validation rule refuses it.
+	rules, _ := window["x-kubernetes-validations"].([]any)
+	if len(rules) != 1 || !strings.Contains(rules[0].(map[string]any)["rule"].(string), "self.substring(0, 5) != self.substring(6, 11)") {
+		t.Errorf("window validations = %v", rules)
+	}
+	comps := dig(ap, "components", "items", "enum")
+	if got, _ := comps.([]any); len(got) != 3 || got[0] != "talos" || got[1] != "cilium" || got[2] != "kubernetes" {
+		t.Errorf("components enum = %v, want [talos cilium kubernetes]", comps)
+	}
+}
+
+func dig(v any, path ...any) any {
+	for _, p := range path {
+		switch k := p.(type) {
+		case string:
+			m, _ := v.(map[string]any)
+			v = m[k]
+		case int:
+			l, _ := v.([]any)
+			if k >= len(l) {
+				return nil
+			}
+			v = l[k]
+		}
+	}
+	return v
+}
+
+// The functions as rules call them.
+func TestUpgradeCEL(t *testing.T) {
+	env, err := cel.NewEnv(EnvOptions()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	table := `[{'talos': '1.10', 'kubernetes': ['1.31'], 'cilium': ['1.17']}]`
+	for _, expr := range []string{
+		`upgrade.version('v1.10.4').minorString == '1.10' && upgrade.version('v1.10.4').final`,
+		`!upgrade.version('v1.10').ok`,
+		`upgrade.minor('v1.31.2') == '1.31' && upgrade.minor('x') == ''`,
+		`upgrade.isPatchStep('v1.10.2', 'v1.10.4') && !upgrade.isPatchStep('v1.10.2', 'v1.11.0')`,
+		`upgrade.newestPatch('v1.10.2', ['v1.10.3', 'v1.10.5', 'v1.11.0']) == 'v1.10.5'`,
+		`upgrade.newestPatch('v1.10.5', ['v1.10.3']) == ''`,
+		`upgrade.compatible(` + table + `, 'v1.10.2', 'v1.31.4', 'v1.17.1')`,
+		`!upgrade.compatible(` + table + `, 'v1.10.2', 'v1.32.0', '')`,
+		`upgrade.validWindow('22:00-02:00') && upgrade.validWindow('') && !upgrade.validWindow('25:00-02:00')`,
+		`upgrade.inWindow('22:00-02:00', timestamp('2026-11-04T01:30:00Z'))`,
+		`!upgrade.inWindow('02:00-05:00', timestamp('2026-11-04T05:00:00Z'))`,
+		`upgrade.leaseHeld({'spec': {'holderIdentity': 'x', 'renewTime': '2026-11-04T01:00:00Z', 'leaseDurationSeconds': 60}}, timestamp('2026-11-04T01:00:30Z'))`,
+	} {
+		ast, iss := env.Compile(expr)
+		if iss.Err() != nil {
+			t.Errorf("%s: %v", expr, iss.Err())
+			continue
+		}
+		prg, err := env.Program(ast)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, _, err := prg.Eval(map[string]any{})
+		if err != nil || out.Value() != true {
+			t.Errorf("%s = %v, %v", expr, out, err)
+		}
+	}
+	// A malformed window is an evaluation error, not a silent false.
+	ast, _ := env.Compile(`upgrade.inWindow('2am-5am', timestamp('2026-11-04T01:30:00Z'))`)
+	prg, _ := env.Program(ast)
+	if _, _, err := prg.Eval(map[string]any{}); err == nil {
+		t.Error("upgrade.inWindow accepted a malformed window")
+	}
+}
