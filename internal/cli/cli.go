@@ -52,7 +52,8 @@ func NewRoot(stdout, stderr io.Writer) *cobra.Command {
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(checkCmd(stdout, stderr), explainCmd(stdout, stderr), simCmd(stdout, stderr), testCmd(stdout, stderr), fmtCmd(stdout, stderr), graphCmd(stdout, stderr))
+	root.AddCommand(checkCmd(stdout, stderr), explainCmd(stdout, stderr), simCmd(stdout, stderr), testCmd(stdout, stderr), fmtCmd(stdout, stderr), graphCmd(stdout, stderr),
+		runCmd(stdout, stderr), planCmd(stdout, stderr), devCmd(stdout, stderr))
 	return root
 }
 

@@ -1,0 +1,325 @@
+// Package controller runs compiled machines against a real API server: one
+// rate-limited work queue of objects, dynamic informers for the kinds the
+// machines drive (and, on demand, the kinds they observe), engine.Reconcile
+// for each object taken from the queue, wake-ups turned into delayed
+// requeues, Events carrying each transition's reason, optional sharding and
+// leader election on a Lease.
+//
+// It decides nothing about a lifecycle: rule files decide, package engine
+// steps them, package adapters/kube carries requests out.
+package controller
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"log/slog"
+	"reflect"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/util/workqueue"
+
+	"github.com/statecraft/statecraft/adapters"
+	"github.com/statecraft/statecraft/adapters/kube"
+	"github.com/statecraft/statecraft/engine"
+	"github.com/statecraft/statecraft/fsm"
+)
+
+// Options configure a Controller.
+type Options struct {
+	// Workers is the number of objects reconciled concurrently (default 4).
+	Workers int
+	// Resync is the informers' resync period (default 10h: wake-ups, not
+	// resyncs, drive polling).
+	Resync time.Duration
+	// Shard and Shards split the driven objects across replicas by a hash
+	// of namespace/name: this replica takes the objects whose hash mod
+	// Shards is Shard. Shards 0 or 1 takes every object.
+	Shard, Shards int
+	// Namespace, when set, limits the driven objects to one namespace.
+	Namespace string
+	// Events, when set, records an Event for each transition.
+	Events *kube.Events
+	// Logger receives one line per transition and problem; nil discards.
+	Logger *slog.Logger
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+	// Shadow, when set, turns on shadow mode: every write is sent as a
+	// server-side dry run (so the server still validates it) and described
+	// on Shadow, status is not written, no Event is recorded and no wake-up
+	// is scheduled. The controller decides for every object and changes
+	// nothing.
+	Shadow io.Writer
+}
+
+// Controller drives every object of the kinds its machines bind.
+type Controller struct {
+	opts     Options
+	client   *kube.Client
+	cache    *Cache
+	api      adapters.API // the cache, counted, and guarded in shadow mode
+	metrics  *Metrics
+	machines map[schema.GroupVersionKind]*fsm.Machine
+	queue    workqueue.TypedRateLimitingInterface[adapters.Ref]
+
+	reconciles atomic.Int64
+	failures   atomic.Int64
+	synced     atomic.Bool
+	busy       atomic.Int64 // reconciles in progress
+}
+
+// New returns a controller for machines over client.
+func New(client *kube.Client, machines []*fsm.Machine, opts Options) (*Controller, error) {
+	if opts.Workers <= 0 {
+		opts.Workers = 4
+	}
+	if opts.Resync <= 0 {
+		opts.Resync = 10 * time.Hour
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	c := &Controller{
+		opts: opts, client: client,
+		machines: map[schema.GroupVersionKind]*fsm.Machine{},
+		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
+			workqueue.DefaultTypedControllerRateLimiter[adapters.Ref](),
+			workqueue.TypedRateLimitingQueueConfig[adapters.Ref]{Name: "statecraft"}),
+	}
+	for _, m := range machines {
+		for _, r := range m.Resources {
+			gv, err := schema.ParseGroupVersion(r.APIVersion)
+			if err != nil {
+				return nil, err
+			}
+			gvk := gv.WithKind(r.Kind)
+			if prev, ok := c.machines[gvk]; ok {
+				return nil, fmt.Errorf("kind %s is bound by machines %s and %s", gvk, prev.Name, m.Name)
+			}
+			c.machines[gvk] = m
+		}
+	}
+	c.cache = NewCache(client, opts.Resync, opts.Now, c.onChange)
+	c.metrics = newMetrics(c.queue.Len)
+	c.api = counted{API: c.cache, m: c.metrics}
+	if opts.Shadow != nil {
+		c.api = &shadow{API: c.api, log: opts.Shadow}
+	}
+	return c, nil
+}
+
+// API is the adapters.API the controller's reconciles use.
+func (c *Controller) API() adapters.API { return c.api }
+
+// Metrics returns the controller's Prometheus metrics.
+func (c *Controller) Metrics() *Metrics { return c.metrics }
+
+// Synced reports whether the informers of every driven kind have synced.
+func (c *Controller) Synced() bool { return c.synced.Load() }
+
+// Stats reports how many reconciles ran and how many failed.
+func (c *Controller) Stats() (reconciles, failures int64) {
+	return c.reconciles.Load(), c.failures.Load()
+}
+
+// Idle reports whether the informers synced and nothing is queued or being
+// reconciled (delayed wake-ups do not count).
+func (c *Controller) Idle() bool {
+	return c.synced.Load() && c.queue.Len() == 0 && c.busy.Load() == 0
+}
+
+// QueueLen is the number of objects waiting to be reconciled now.
+func (c *Controller) QueueLen() int { return c.queue.Len() }
+
+// Run starts the informers of the driven kinds, waits for them to sync, and
+// reconciles until ctx ends.
+func (c *Controller) Run(ctx context.Context) error {
+	defer c.queue.ShutDown()
+	defer c.cache.Stop()
+	for gvk := range c.machines {
+		if err := c.cache.Watch(ctx, gvk.GroupVersion().String(), gvk.Kind); err != nil {
+			return fmt.Errorf("watch %s: %w", gvk, err)
+		}
+	}
+	c.synced.Store(true)
+	var wg sync.WaitGroup
+	for i := 0; i < c.opts.Workers; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for c.next(ctx) {
+			}
+		}()
+	}
+	idle := time.NewTicker(time.Minute)
+	defer idle.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			c.queue.ShutDown()
+			wg.Wait()
+			return nil
+		case <-idle.C:
+			c.cache.StopIdle()
+		}
+	}
+}
+
+func (c *Controller) owns(ref adapters.Ref) bool {
+	if c.opts.Namespace != "" && ref.Namespace != c.opts.Namespace {
+		return false
+	}
+	if c.opts.Shards <= 1 {
+		return true
+	}
+	h := fnv.New32a()
+	h.Write([]byte(ref.Namespace + "/" + ref.Name))
+	return int(h.Sum32()%uint32(c.opts.Shards)) == c.opts.Shard
+}
+
+// onChange turns informer events into queue entries: a driven object when
+// someone else changed it (not for its status alone, which this controller
+// writes), and the driven controller owner of any changed object.
+func (c *Controller) onChange(gvk schema.GroupVersionKind, old, obj *unstructured.Unstructured) {
+	cur := obj
+	if cur == nil {
+		cur = old
+	}
+	if _, driven := c.machines[gvk]; driven && obj != nil && (old == nil || changedBeyondStatus(old, obj)) {
+		c.enqueue(refOf(obj))
+	}
+	for _, o := range cur.GetOwnerReferences() {
+		if o.Controller == nil || !*o.Controller {
+			continue
+		}
+		gv, err := schema.ParseGroupVersion(o.APIVersion)
+		if err != nil {
+			continue
+		}
+		m, driven := c.machines[gv.WithKind(o.Kind)]
+		if !driven {
+			continue
+		}
+		owner := adapters.Ref{APIVersion: o.APIVersion, Kind: o.Kind, Name: o.Name}
+		for _, r := range m.Resources {
+			if r.Kind == o.Kind && r.Scope == string(adapters.Namespaced) {
+				owner.Namespace = cur.GetNamespace()
+			}
+		}
+		c.enqueue(owner)
+	}
+}
+
+func changedBeyondStatus(old, obj *unstructured.Unstructured) bool {
+	if old.GetGeneration() != obj.GetGeneration() || obj.GetDeletionTimestamp() != nil && old.GetDeletionTimestamp() == nil {
+		return true
+	}
+	return !reflect.DeepEqual(old.GetLabels(), obj.GetLabels()) || !reflect.DeepEqual(old.GetAnnotations(), obj.GetAnnotations()) ||
+		!reflect.DeepEqual(old.Object["spec"], obj.Object["spec"])
+}
+
+func refOf(u *unstructured.Unstructured) adapters.Ref {
+	return adapters.Ref{APIVersion: u.GetAPIVersion(), Kind: u.GetKind(), Namespace: u.GetNamespace(), Name: u.GetName()}
+}
+
+func (c *Controller) enqueue(ref adapters.Ref) {
+	if c.owns(ref) {
+		c.queue.Add(ref)
+	}
+}
+
+func (c *Controller) next(ctx context.Context) bool {
+	ref, shutdown := c.queue.Get()
+	if shutdown {
+		return false
+	}
+	c.busy.Add(1)
+	defer c.busy.Add(-1)
+	defer c.queue.Done(ref)
+	gv, _ := schema.ParseGroupVersion(ref.APIVersion)
+	m := c.machines[gv.WithKind(ref.Kind)]
+	if m == nil {
+		c.queue.Forget(ref)
+		return true
+	}
+	now := c.opts.Now()
+	c.reconciles.Add(1)
+	c.metrics.woke(ref, now)
+	rep, err := engine.Reconcile(ctx, m, c.api, ref, now, tracer{c, ref, m.Name})
+	if err != nil {
+		c.failures.Add(1)
+		c.metrics.reconciles.WithLabelValues(m.Name, "error").Inc()
+		c.opts.Logger.Warn("reconcile failed; retrying", "object", ref.String(), "error", err)
+		c.queue.AddRateLimited(ref)
+		return true
+	}
+	c.metrics.reconciles.WithLabelValues(m.Name, "ok").Inc()
+	c.queue.Forget(ref)
+	if !rep.Wake.IsZero() && c.opts.Shadow == nil {
+		c.metrics.wakeAt(ref, rep.Wake)
+		c.queue.AddAfter(ref, rep.Wake.Sub(now))
+	}
+	return true
+}
+
+// tracer logs transitions and problems and records them as Events on the
+// object: a Warning for a problem or a failed action, Normal otherwise. A
+// transition that stays in its state without a request (a periodic check)
+// records nothing.
+type tracer struct {
+	c       *Controller
+	ref     adapters.Ref
+	machine string
+}
+
+func (t tracer) Transition(_ time.Time, obj adapters.Ref, r *engine.Result) {
+	t.c.opts.Logger.Info("transition", "object", obj.String(), "from", r.From, "to", r.To, "by", r.Transition, "reason", r.Reason)
+	t.c.metrics.transitions.WithLabelValues(t.machine, r.From, r.To, r.Reason).Inc()
+	if t.c.opts.Shadow != nil {
+		fmt.Fprintf(t.c.opts.Shadow, "%s: %s → %s by %q reason %s\n", obj, r.From, r.To, r.Transition, r.Reason)
+		return
+	}
+	if r.Reason == "" || (r.From == r.To && r.Last == nil) {
+		return
+	}
+	typ := kube.EventNormal
+	if r.Last != nil && r.Last.Outcome != string(adapters.OK) {
+		typ = kube.EventWarning
+	}
+	msg := fmt.Sprintf("%s → %s by %q", r.From, r.To, r.Transition)
+	if r.Message != "" {
+		msg += ": " + r.Message
+	}
+	t.event(obj, typ, r.Reason, msg)
+}
+
+func (t tracer) Problem(_ time.Time, obj adapters.Ref, p *engine.Problem) {
+	t.c.opts.Logger.Warn("problem", "object", obj.String(), "reason", p.Reason, "message", p.Message)
+	if t.c.opts.Shadow != nil {
+		fmt.Fprintf(t.c.opts.Shadow, "%s: problem %s: %s\n", obj, p.Reason, p.Message)
+		return
+	}
+	t.event(obj, kube.EventWarning, p.Reason, p.Message)
+}
+
+func (t tracer) event(obj adapters.Ref, typ, reason, msg string) {
+	if t.c.opts.Events == nil {
+		return
+	}
+	ctx := context.Background()
+	got := t.c.cache.Do(ctx, adapters.Request{Verb: adapters.Get, Ref: obj})
+	if got.Outcome != adapters.OK {
+		return
+	}
+	if res := t.c.opts.Events.Record(ctx, got.Object, typ, reason, msg); res.Outcome != adapters.OK {
+		t.c.opts.Logger.Warn("event not recorded", "object", obj.String(), "reason", reason, "outcome", res.Outcome, "message", res.Message)
+	}
+}

@@ -1,0 +1,46 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/statecraft/statecraft/adapters"
+)
+
+// shadow turns every write into a server-side dry run and describes it.
+// Status writes are described and not sent at all: a dry run of them would
+// be pointless, and the object must keep its recorded state.
+type shadow struct {
+	adapters.API
+	mu  sync.Mutex
+	log io.Writer
+}
+
+func (s *shadow) Do(ctx context.Context, req adapters.Request) adapters.Result {
+	if req.Verb == adapters.Get || req.Verb == adapters.List {
+		return s.API.Do(ctx, req)
+	}
+	what := string(req.Verb)
+	if req.Subresource != "" {
+		what += " " + req.Subresource
+	}
+	if req.Subresource == "status" {
+		s.say("  would %s %s: %s\n", what, req.Ref, req.Body)
+		return adapters.Result{Outcome: adapters.OK}
+	}
+	wasDry := req.DryRun
+	req.DryRun = true
+	res := s.API.Do(ctx, req)
+	if !wasDry {
+		s.say("  would %s %s: %s (dry run: %s)\n", what, req.Ref, req.Body, res.Outcome)
+	}
+	return res
+}
+
+func (s *shadow) say(format string, args ...any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	fmt.Fprintf(s.log, format, args...)
+}

@@ -1,0 +1,388 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/spf13/cobra"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/statecraft/statecraft/adapters"
+	"github.com/statecraft/statecraft/adapters/kube"
+	"github.com/statecraft/statecraft/adapters/kube/controller"
+	"github.com/statecraft/statecraft/fsm"
+	"github.com/statecraft/statecraft/internal/controlplane"
+	"github.com/statecraft/statecraft/rules/policies"
+	"github.com/statecraft/statecraft/spec/crds"
+)
+
+// runFlags are the flags shared by run, plan and dev.
+type runFlags struct {
+	kubeconfig  string
+	rules       []string
+	namespace   string
+	workers     int
+	shard       string
+	leaderElect bool
+	leaseNS     string
+	leaseName   string
+	metricsAddr string
+	healthAddr  string
+	logFormat   string
+	dryRun      bool
+}
+
+func (f *runFlags) register(cmd *cobra.Command, server bool) {
+	cmd.Flags().StringSliceVar(&f.rules, "rules", nil, "rule files or folders of *.hcl (default: every shipped policy whose CRDs the server serves)")
+	cmd.Flags().StringVar(&f.namespace, "namespace", "", "drive only objects in this namespace")
+	cmd.Flags().IntVar(&f.workers, "workers", 4, "objects reconciled concurrently")
+	cmd.Flags().StringVar(&f.logFormat, "log-format", "text", "log format: text or json")
+	if !server {
+		return
+	}
+	cmd.Flags().StringVar(&f.shard, "shard", "", "I/N: drive only the objects whose stable hash of namespace/name mod N is I")
+	cmd.Flags().BoolVar(&f.leaderElect, "leader-elect", false, "run only while holding a Lease")
+	cmd.Flags().StringVar(&f.leaseNS, "leader-election-namespace", "statecraft-system", "namespace of the Lease")
+	cmd.Flags().StringVar(&f.leaseName, "leader-election-name", "statecraft", "name of the Lease (add the shard to it when sharding)")
+	cmd.Flags().StringVar(&f.metricsAddr, "metrics-addr", "", "serve Prometheus metrics on this address (e.g. :8080)")
+	cmd.Flags().StringVar(&f.healthAddr, "health-addr", "", "serve /healthz and /readyz on this address (e.g. :8081)")
+	cmd.Flags().BoolVar(&f.dryRun, "dry-run", false, "shadow mode: decide for every object and print what would be done; write nothing")
+}
+
+func (f *runFlags) logger(w io.Writer) *slog.Logger {
+	if f.logFormat == "json" {
+		return slog.New(slog.NewJSONHandler(w, nil))
+	}
+	return slog.New(slog.NewTextHandler(w, nil))
+}
+
+// restConfig reads --kubeconfig, else $KUBECONFIG, else the in-cluster
+// configuration.
+func restConfig(path string) (*rest.Config, error) {
+	if path == "" {
+		path = os.Getenv("KUBECONFIG")
+	}
+	if path != "" {
+		return clientcmd.BuildConfigFromFlags("", path)
+	}
+	return rest.InClusterConfig()
+}
+
+func parseShard(s string) (int, int, error) {
+	if s == "" {
+		return 0, 0, nil
+	}
+	i, n, ok := strings.Cut(s, "/")
+	si, err1 := strconv.Atoi(i)
+	sn, err2 := strconv.Atoi(n)
+	if !ok || err1 != nil || err2 != nil || sn < 1 || si < 0 || si >= sn {
+		return 0, 0, fmt.Errorf("--shard %q: want I/N with 0 <= I < N", s)
+	}
+	return si, sn, nil
+}
+
+// servedMachines loads the rule files (or every shipped policy) and keeps
+// the machines whose kinds the server serves; with explicit --rules an
+// unserved kind is an error.
+func servedMachines(ctx context.Context, refs []string, api adapters.API, log *slog.Logger, stderr io.Writer) ([]*fsm.Machine, error) {
+	explicit := len(refs) > 0
+	if !explicit {
+		refs = policies.Names()
+	}
+	var paths []string
+	for _, r := range refs {
+		if st, err := os.Stat(r); err == nil && st.IsDir() {
+			found, _ := filepath.Glob(filepath.Join(r, "*.hcl"))
+			paths = append(paths, found...)
+			continue
+		}
+		paths = append(paths, r)
+	}
+	ms, _, diags := loadMachines(paths)
+	if diags.HasErrors() {
+		printDiags(stderr, diags)
+		return nil, ExitError{1}
+	}
+	var out []*fsm.Machine
+	for _, m := range ms {
+		served := true
+		for _, r := range m.Resources {
+			if api.Scope(ctx, r.APIVersion, r.Kind) == adapters.Unknown {
+				served = false
+				if explicit {
+					return nil, fmt.Errorf("machine %s binds %s %s, which the server does not serve (install its CRD)", m.Name, r.APIVersion, r.Kind)
+				}
+				log.Info("skipping machine: its CRD is not installed", "machine", m.Name, "kind", r.Kind)
+			}
+		}
+		if served {
+			out = append(out, m)
+		}
+	}
+	if len(out) == 0 {
+		return nil, errors.New("no machine to run: install a CRD of a shipped policy, or pass --rules")
+	}
+	return out, nil
+}
+
+func signalContext() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+}
+
+func serve(addr string, h http.Handler, log *slog.Logger) (func(), error) {
+	if addr == "" {
+		return func() {}, nil
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Error("http server", "addr", addr, "error", err)
+		}
+	}()
+	return func() { srv.Close() }, nil
+}
+
+// runController builds and runs a controller until ctx ends.
+func runController(ctx context.Context, cfg *rest.Config, f *runFlags, stdout, stderr io.Writer) error {
+	log := f.logger(stderr)
+	client, err := kube.New(cfg, kube.Options{})
+	if err != nil {
+		return err
+	}
+	ms, err := servedMachines(ctx, f.rules, client, log, stderr)
+	if err != nil {
+		return err
+	}
+	shard, shards, err := parseShard(f.shard)
+	if err != nil {
+		return err
+	}
+	opts := controller.Options{Workers: f.workers, Namespace: f.namespace, Shard: shard, Shards: shards, Logger: log}
+	if f.dryRun {
+		opts.Shadow = stdout
+	} else {
+		opts.Events = kube.NewEvents(client, "statecraft", time.Now)
+	}
+	ctrl, err := controller.New(client, ms, opts)
+	if err != nil {
+		return err
+	}
+	stopMetrics, err := serve(f.metricsAddr, promhttp.HandlerFor(ctrl.Metrics().Registry, promhttp.HandlerOpts{}), log)
+	if err != nil {
+		return err
+	}
+	defer stopMetrics()
+	health := http.NewServeMux()
+	health.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok") })
+	health.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
+		if !ctrl.Synced() {
+			http.Error(w, "informers not synced", http.StatusServiceUnavailable)
+			return
+		}
+		io.WriteString(w, "ok")
+	})
+	stopHealth, err := serve(f.healthAddr, health, log)
+	if err != nil {
+		return err
+	}
+	defer stopHealth()
+	names := make([]string, 0, len(ms))
+	for _, m := range ms {
+		names = append(names, m.Name)
+	}
+	log.Info("running", "machines", strings.Join(names, ","), "shard", f.shard, "dryRun", f.dryRun)
+	if f.leaderElect {
+		host, _ := os.Hostname()
+		return ctrl.RunElected(ctx, controller.LeaderElection{
+			Namespace: f.leaseNS, Name: f.leaseName, Identity: fmt.Sprintf("%s_%d", host, os.Getpid()),
+		})
+	}
+	return ctrl.Run(ctx)
+}
+
+func runCmd(stdout, stderr io.Writer) *cobra.Command {
+	f := &runFlags{}
+	cmd := &cobra.Command{
+		Use:   "run",
+		Short: "Run the engine as a controller against a Kubernetes API server",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := restConfig(f.kubeconfig)
+			if err != nil {
+				return fmt.Errorf("kubeconfig: %w", err)
+			}
+			ctx, cancel := signalContext()
+			defer cancel()
+			return runController(ctx, cfg, f, stdout, stderr)
+		},
+	}
+	cmd.Flags().StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig file (default: $KUBECONFIG, else in-cluster)")
+	f.register(cmd, true)
+	return cmd
+}
+
+func planCmd(stdout, stderr io.Writer) *cobra.Command {
+	f := &runFlags{dryRun: true}
+	var timeout time.Duration
+	cmd := &cobra.Command{
+		Use:   "plan",
+		Short: "Decide once for every object and print the transitions and writes that would happen; write nothing",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := restConfig(f.kubeconfig)
+			if err != nil {
+				return fmt.Errorf("kubeconfig: %w", err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), timeout)
+			defer cancel()
+			return planOnce(ctx, cfg, f, stdout, stderr)
+		},
+	}
+	cmd.Flags().StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig file (default: $KUBECONFIG, else in-cluster)")
+	cmd.Flags().DurationVar(&timeout, "timeout", 5*time.Minute, "give up after this long")
+	f.register(cmd, false)
+	return cmd
+}
+
+// planOnce runs a shadow controller until every object was decided once.
+func planOnce(ctx context.Context, cfg *rest.Config, f *runFlags, stdout, stderr io.Writer) error {
+	log := f.logger(io.Discard)
+	client, err := kube.New(cfg, kube.Options{})
+	if err != nil {
+		return err
+	}
+	ms, err := servedMachines(ctx, f.rules, client, log, stderr)
+	if err != nil {
+		return err
+	}
+	ctrl, err := controller.New(client, ms, controller.Options{Workers: 1, Namespace: f.namespace, Shadow: stdout, Logger: log})
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- ctrl.Run(ctx) }()
+	idleFor := 0
+	for idleFor < 3 {
+		select {
+		case err := <-done:
+			cancel()
+			return err
+		case <-time.After(100 * time.Millisecond):
+		}
+		if ctrl.Idle() {
+			idleFor++
+		} else {
+			idleFor = 0
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		return err
+	}
+	n, _ := ctrl.Stats()
+	fmt.Fprintf(stdout, "%d objects decided; nothing was written\n", n)
+	return nil
+}
+
+func devCmd(stdout, stderr io.Writer) *cobra.Command {
+	f := &runFlags{}
+	var kubeconfigOut, crdsFlag string
+	cmd := &cobra.Command{
+		Use:   "dev",
+		Short: "Start a local control plane (kube-apiserver and etcd from bin/), install the CRDs, and run the engine against it",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx, cancel := signalContext()
+			defer cancel()
+			crdDir, cleanup := crdsFlag, func() {}
+			if crdDir == "" {
+				var err error
+				if crdDir, cleanup, err = crdDirectory(); err != nil {
+					return err
+				}
+			}
+			defer cleanup()
+			if kubeconfigOut == "" {
+				root, err := controlplane.RepoRoot()
+				if err != nil {
+					root = "."
+				}
+				kubeconfigOut = filepath.Join(root, "bin", "kubeconfig")
+			}
+			abs, err := filepath.Abs(kubeconfigOut)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(stderr, "starting kube-apiserver and etcd ...")
+			cp, err := controlplane.Start(ctx, controlplane.Options{CRDDirs: []string{crdDir}, KubeconfigPath: abs})
+			if err != nil {
+				if errors.Is(err, controlplane.ErrMissingBinaries) {
+					return fmt.Errorf("%w (build them with: make controlplane)", err)
+				}
+				return err
+			}
+			defer cp.Stop()
+			fmt.Fprintf(stdout, `A local control plane is running, with the statecraft CRDs installed:
+  %s
+
+In another shell:
+  export KUBECONFIG=%s
+  kubectl apply -f examples/objectpatch/namespace.yaml -f examples/objectpatch/deployment.yaml -f examples/objectpatch/deployment-patch.yaml
+  kubectl get objectpatch -n patches-demo -w
+
+Press Ctrl-C to stop the engine and the control plane.
+`, strings.Join(cp.CRDs, "\n  "), abs)
+			err = runController(ctx, cp.Config, f, stdout, stderr)
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		},
+	}
+	cmd.Flags().StringVar(&kubeconfigOut, "kubeconfig-out", "", "where to write the admin kubeconfig (default bin/kubeconfig)")
+	cmd.Flags().StringVar(&crdsFlag, "crds", "", "folder of CRD manifests to install (default: spec/crds, or the CRDs built into the binary)")
+	f.register(cmd, true)
+	return cmd
+}
+
+// crdDirectory returns spec/crds of the repository, or, outside it, a
+// temporary folder holding the CRDs embedded in the binary.
+func crdDirectory() (string, func(), error) {
+	if root, err := controlplane.RepoRoot(); err == nil {
+		d := filepath.Join(root, "spec", "crds")
+		if st, err := os.Stat(d); err == nil && st.IsDir() {
+			return d, func() {}, nil
+		}
+	}
+	d, err := os.MkdirTemp("", "statecraft-crds")
+	if err != nil {
+		return "", nil, err
+	}
+	for _, n := range crds.Names() {
+		b, _ := crds.Read(n)
+		if err := os.WriteFile(filepath.Join(d, n), b, 0o644); err != nil {
+			os.RemoveAll(d)
+			return "", nil, err
+		}
+	}
+	return d, func() { os.RemoveAll(d) }, nil
+}
