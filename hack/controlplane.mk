@@ -16,6 +16,7 @@
 # The root Makefile includes this file; it also works on its own:
 #   make -f hack/controlplane.mk controlplane
 # Targets are paths relative to the repository root, where make runs.
+# KUBE_APISERVER_VERSION and ETCD_VERSION name what was built.
 # controller-runtime's envtest and internal/controlplane find the binaries in
 # bin/ (or in $STATECRAFT_BIN).
 
@@ -23,9 +24,10 @@ CONTROLPLANE_MK_DIR := $(patsubst %/,%,$(dir $(abspath $(lastword $(MAKEFILE_LIS
 CONTROLPLANE_ROOT := $(patsubst %/,%,$(dir $(CONTROLPLANE_MK_DIR)))
 CONTROLPLANE_GO ?= go
 
-# Versions: keep them in step with hack/controlplane/go.mod and hack/etcd/go.mod.
-KUBE_APISERVER_VERSION := v1.37.2
-ETCD_VERSION := v3.6.16
+# Versions, read from the modules' go.mod files (change them there, with
+# `go get` in that directory).
+KUBE_APISERVER_VERSION := $(shell awk '$$1 == "require" && $$2 == "k8s.io/kubernetes" { print $$3 }' $(CONTROLPLANE_MK_DIR)/controlplane/go.mod)
+ETCD_VERSION := $(shell awk '$$1 == "require" && $$2 == "go.etcd.io/etcd/server/v3" { print $$3 }' $(CONTROLPLANE_MK_DIR)/etcd/go.mod)
 
 # Stamp the release into the binary so that `kube-apiserver --version` and the
 # /version endpoint report it (a build from the module cache has no git data).
@@ -45,9 +47,17 @@ CONTROLPLANE_GOENV := GOWORK=off GOFLAGS=-mod=readonly CGO_ENABLED=0
 ## controlplane: build bin/kube-apiserver and bin/etcd (skipped when present)
 controlplane: bin/kube-apiserver bin/etcd
 
+# Each binary depends on a stamp named after its version: the stamp of the
+# version built is older than the binary, so a present binary is skipped, and
+# a version change in go.mod makes a new stamp and rebuilds once.
+bin/.kube-apiserver-$(KUBE_APISERVER_VERSION).version bin/.etcd-$(ETCD_VERSION).version:
+	@mkdir -p $(CONTROLPLANE_ROOT)/bin
+	@rm -f $(CONTROLPLANE_ROOT)/bin/.$(firstword $(subst -v, ,$(patsubst bin/.%,%,$@)))-*.version
+	@touch $(CONTROLPLANE_ROOT)/$@
+
 # The binary is written under a temporary name and renamed, so an interrupted
 # build never leaves a file that make would take for a finished one.
-bin/kube-apiserver:
+bin/kube-apiserver: bin/.kube-apiserver-$(KUBE_APISERVER_VERSION).version
 	@mkdir -p $(CONTROLPLANE_ROOT)/bin
 	@echo "building kube-apiserver $(KUBE_APISERVER_VERSION) from source (several minutes cold)"
 	cd $(CONTROLPLANE_MK_DIR)/controlplane && $(CONTROLPLANE_GOENV) $(CONTROLPLANE_GO) build -trimpath \
@@ -55,7 +65,7 @@ bin/kube-apiserver:
 		-o $(CONTROLPLANE_ROOT)/bin/kube-apiserver.tmp k8s.io/kubernetes/cmd/kube-apiserver
 	mv -f $(CONTROLPLANE_ROOT)/bin/kube-apiserver.tmp $(CONTROLPLANE_ROOT)/bin/kube-apiserver
 
-bin/etcd:
+bin/etcd: bin/.etcd-$(ETCD_VERSION).version
 	@mkdir -p $(CONTROLPLANE_ROOT)/bin
 	@echo "building etcd $(ETCD_VERSION) from source"
 	cd $(CONTROLPLANE_MK_DIR)/etcd && $(CONTROLPLANE_GOENV) $(CONTROLPLANE_GO) build -trimpath -ldflags '-s -w' \
@@ -70,4 +80,5 @@ controlplane-versions: controlplane
 ## controlplane-clean: remove the built control-plane binaries
 controlplane-clean:
 	rm -f $(CONTROLPLANE_ROOT)/bin/kube-apiserver $(CONTROLPLANE_ROOT)/bin/etcd \
-		$(CONTROLPLANE_ROOT)/bin/kube-apiserver.tmp $(CONTROLPLANE_ROOT)/bin/etcd.tmp
+		$(CONTROLPLANE_ROOT)/bin/kube-apiserver.tmp $(CONTROLPLANE_ROOT)/bin/etcd.tmp \
+		$(CONTROLPLANE_ROOT)/bin/.kube-apiserver-*.version $(CONTROLPLANE_ROOT)/bin/.etcd-*.version
