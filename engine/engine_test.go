@@ -547,3 +547,54 @@ func TestObservesOwnWrites(t *testing.T) {
 		t.Fatalf("a stale read undid the reconcile's own write: %v", st)
 	}
 }
+
+// An action whose when is false is skipped and counts as ok; a route's
+// conditions are set on top of the destination state's.
+func TestActionWhenAndRouteConditions(t *testing.T) {
+	m := compile(t, header+`
+  state "A" {
+    initial = true
+  }
+  state "B" {
+    conditions = { Ready = True, Degraded = False }
+  }
+  transition "go" {
+    from = [A]
+    do "optional" {
+      verb   = patch
+      when   = "has(self.spec.label)"
+      target = "ref(self)"
+      body   = "{'metadata': {'labels': {'x': self.spec.label}}}"
+    }
+    to         = B
+    reason     = Done
+    conditions = { Degraded = True }
+    on "*" "*" {
+      to = A
+    }
+  }
+}`)
+	for _, spec := range []map[string]any{{}, {"label": "y"}} {
+		c := newCluster(t, widget(spec, nil))
+		if _, err := engine.Reconcile(context.Background(), m, c, w1, t0, nil); err != nil {
+			t.Fatal(err)
+		}
+		patches := c.CountWrites(adapters.Patch, "") // the status write is one
+		want := 1
+		if spec["label"] != nil {
+			want = 2
+		}
+		if patches != want {
+			t.Errorf("spec %v: %d patches, want %d", spec, patches, want)
+		}
+		st := status(t, c)
+		conds := map[string]string{}
+		for _, x := range st["conditions"].([]any) {
+			cm := x.(map[string]any)
+			conds[cm["type"].(string)] = cm["status"].(string)
+		}
+		if st["state"] != "B" || conds["Ready"] != "True" || conds["Degraded"] != "True" {
+			t.Errorf("spec %v: status %v", spec, st)
+		}
+	}
+}

@@ -130,6 +130,9 @@ func run(ctx context.Context, api adapters.API, d *Decision, pa PlannedAction, s
 		return Outcome(d, pa, 0, adapters.Result{})
 	}
 	ar := ActionResult{Action: pa.Action.Name, Outcome: string(adapters.OK)}
+	if pa.Skipped {
+		return ar
+	}
 	for i, req := range pa.Requests {
 		res := api.Do(ctx, req)
 		ar = Outcome(d, pa, i, res)

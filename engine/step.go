@@ -11,6 +11,7 @@ import (
 	"github.com/statecraft/statecraft/adapters"
 	"github.com/statecraft/statecraft/engine/library"
 	"github.com/statecraft/statecraft/fsm"
+	"github.com/statecraft/statecraft/rules"
 )
 
 // Observation is what the engine read for one observe block.
@@ -82,7 +83,10 @@ type PlannedAction struct {
 	// Items are the for_each elements, one per request (nil without
 	// for_each).
 	Items []any
-	Err   error // a request could not be built (becomes outcome invalid)
+	// Skipped is set when the action's when was false: it sends nothing
+	// and ends ok.
+	Skipped bool
+	Err     error // a request could not be built (becomes outcome invalid)
 }
 
 // Decision is the result of Step: which transition fires, if any, the
@@ -275,6 +279,17 @@ func Step(m *fsm.Machine, snap Snapshot) *Decision {
 
 func planAction(v *vars, a *fsm.Action) PlannedAction {
 	pa := PlannedAction{Action: a}
+	if a.When != nil {
+		ok, err := v.evalBool(a.When)
+		if err != nil {
+			pa.Err = fmt.Errorf("when: %w", err)
+			return pa
+		}
+		if !ok {
+			pa.Skipped = true
+			return pa
+		}
+	}
 	if a.ForEach == nil {
 		req, err := planRequest(v, a)
 		pa.Err = err
@@ -517,7 +532,7 @@ func Resolve(m *fsm.Machine, d *Decision, results []ActionResult) (*Result, erro
 	} else {
 		delete(st, "outcome")
 	}
-	for _, c := range dst.Conditions {
+	for _, c := range append(append([]rules.Assignment(nil), dst.Conditions...), route.Conditions...) {
 		st["conditions"] = setCondition(st["conditions"], c.Path, c.Lit, res.Reason, res.Message, st["observedGeneration"], d.vars.now)
 	}
 	for _, s := range sets {

@@ -249,6 +249,7 @@ func (c *compiler) transition(m *Machine, t *rules.Transition, idx int, allState
 	actionNames := map[string]*Action{}
 	for _, a := range t.Actions {
 		ca := &Action{Action: a}
+		ca.When = c.program(c.env, a.When, cel.BoolType)
 		env, exp := c.env, c.exp
 		if a.ForEach != nil {
 			ca.ForEach = c.program(c.env, a.ForEach, cel.ListType(cel.DynType))

@@ -78,7 +78,7 @@ type Transition struct {
 type Action struct {
 	*rules.Action
 	Target, Body, Identity, Expect *Program
-	ForEach                        *Program
+	ForEach, When                  *Program
 	Outcomes                       []string
 }
 
@@ -140,7 +140,7 @@ func (m *Machine) Programs() []*Program {
 	for _, t := range m.Transitions {
 		add(t.When)
 		for _, a := range t.Actions {
-			add(a.ForEach, a.Target, a.Body, a.Identity, a.Expect)
+			add(a.When, a.ForEach, a.Target, a.Body, a.Identity, a.Expect)
 		}
 		route(t.Done)
 		for _, r := range t.Routes {

@@ -369,19 +369,8 @@ func (l *loader) state(b *hcl.Block) (*State, hcl.Diagnostics) {
 		diags = append(diags, d...)
 	}
 	if a, ok := content.Attributes["conditions"]; ok {
-		pairs, d := hcl.ExprMap(a.Expr)
+		s.Conditions, d = conditions(a)
 		diags = append(diags, d...)
-		for _, kv := range pairs {
-			k, d := mapKey(kv.Key)
-			diags = append(diags, d...)
-			v, d := keywordExpr(kv.Value, "condition status")
-			diags = append(diags, d...)
-			if v != "" && v != "True" && v != "False" && v != "Unknown" {
-				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid condition status",
-					Detail: "A condition status is True, False or Unknown.", Subject: kv.Value.Range().Ptr()})
-			}
-			s.Conditions = append(s.Conditions, Assignment{Path: k, Lit: v, Range: kv.Key.Range()})
-		}
 	}
 	s.Recheck, diags = l.optExpr(content, "recheck", diags)
 	if s.Final && s.Recheck != nil {
@@ -400,7 +389,25 @@ var transitionSchema = &hcl.BodySchema{
 }
 
 var routeAttrs = []hcl.AttributeSchema{
-	{Name: "to"}, {Name: "reason"}, {Name: "message"}, {Name: "set"}, {Name: "after"}, {Name: "at"},
+	{Name: "to"}, {Name: "reason"}, {Name: "message"}, {Name: "set"}, {Name: "after"}, {Name: "at"}, {Name: "conditions"},
+}
+
+// conditions decodes a map of condition type to literal status.
+func conditions(a *hcl.Attribute) ([]Assignment, hcl.Diagnostics) {
+	var out []Assignment
+	pairs, diags := hcl.ExprMap(a.Expr)
+	for _, kv := range pairs {
+		k, d := mapKey(kv.Key)
+		diags = append(diags, d...)
+		v, d := keywordExpr(kv.Value, "condition status")
+		diags = append(diags, d...)
+		if v != "" && v != "True" && v != "False" && v != "Unknown" {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid condition status",
+				Detail: "A condition status is True, False or Unknown.", Subject: kv.Value.Range().Ptr()})
+		}
+		out = append(out, Assignment{Path: k, Lit: v, Range: kv.Key.Range()})
+	}
+	return out, diags
 }
 
 var routeSchema = &hcl.BodySchema{
@@ -434,7 +441,7 @@ func (l *loader) transition(b *hcl.Block) (*Transition, hcl.Diagnostics) {
 	t.When, diags = l.optExpr(content, "when", diags)
 	done, d := l.route(content.Attributes, b.DefRange)
 	diags = append(diags, d...)
-	if done.To != "" || done.Reason != "" || done.Set != nil || done.After != nil || done.At != nil || done.Message != nil {
+	if done.To != "" || done.Reason != "" || done.Set != nil || done.After != nil || done.At != nil || done.Message != nil || done.Conditions != nil {
 		t.Done = done
 	}
 	for _, blk := range content.Blocks {
@@ -488,6 +495,10 @@ func (l *loader) route(attrs hcl.Attributes, rng hcl.Range) (*Route, hcl.Diagnos
 		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Both after and at",
 			Detail: "A route waits either for a duration (after) or until a time (at), not both.", Subject: r.At.Range.Ptr()})
 	}
+	if a, ok := attrs["conditions"]; ok {
+		r.Conditions, d = conditions(a)
+		diags = append(diags, d...)
+	}
 	if a, ok := attrs["set"]; ok {
 		pairs, d := hcl.ExprMap(a.Expr)
 		diags = append(diags, d...)
@@ -522,7 +533,7 @@ var actionSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
 		{Name: "verb", Required: true}, {Name: "target", Required: true}, {Name: "body"},
 		{Name: "type"}, {Name: "dry_run"}, {Name: "identity"}, {Name: "expect"}, {Name: "propagation"},
-		{Name: "for_each"},
+		{Name: "for_each"}, {Name: "when"},
 	},
 }
 
@@ -543,6 +554,7 @@ func (l *loader) action(b *hcl.Block) (*Action, hcl.Diagnostics) {
 	a.Identity, diags = l.optExpr(content, "identity", diags)
 	a.Expect, diags = l.optExpr(content, "expect", diags)
 	a.ForEach, diags = l.optExpr(content, "for_each", diags)
+	a.When, diags = l.optExpr(content, "when", diags)
 	if at, ok := content.Attributes["type"]; ok {
 		a.PatchType, d = keyword(at)
 		diags = append(diags, d...)

@@ -146,6 +146,9 @@ type Action struct {
 	// as index. The action ends ok when every request did, else in the
 	// first other outcome.
 	ForEach *Expr
+	// When, if set, is a CEL bool: when false the action is skipped and
+	// counts as ok, sending nothing.
+	When *Expr
 
 	DeclRange hcl.Range
 }
@@ -162,8 +165,10 @@ type Route struct {
 	Reason  string
 	Message *Expr
 	Set     []Assignment
-	After   *Expr // CEL duration: wait this long before stepping again
-	At      *Expr // CEL timestamp: wait until then
+	// Conditions set condition statuses on top of the destination state's.
+	Conditions []Assignment
+	After      *Expr // CEL duration: wait this long before stepping again
+	At         *Expr // CEL timestamp: wait until then
 
 	DeclRange hcl.Range
 }
