@@ -62,13 +62,17 @@ func Reconcile(ctx context.Context, m *fsm.Machine, api adapters.API, ref adapte
 	// observe them as written instead of reading them again, so a cache
 	// that has not caught up cannot make a fresh write look undone.
 	written := map[adapters.Ref]map[string]any{}
+	// seen keeps what this reconcile already read: a later micro-step that
+	// observes the same object again gets the same answer without a
+	// request (its own writes excepted, see written).
+	seen := map[Read]Observation{}
 	steps := 0
 	for {
 		if steps == m.MaxSteps {
 			rep.Problem = &Problem{Reason: MicroStepLimitReason, Message: fmt.Sprintf("%d transitions fired in one reconcile without coming to rest; the machine may loop", m.MaxSteps)}
 			break
 		}
-		snap := Snapshot{Object: obj, Now: now, Observations: observe(ctx, m, api, obj, now, written)}
+		snap := Snapshot{Object: obj, Now: now, Observations: observe(ctx, m, api, obj, now, written, seen)}
 		d := Step(m, snap)
 		if d.Problem != nil {
 			rep.Problem = d.Problem
@@ -82,6 +86,9 @@ func Reconcile(ctx context.Context, m *fsm.Machine, api adapters.API, ref adapte
 		var results []ActionResult
 		for _, pa := range d.Actions {
 			results = append(results, run(ctx, api, d, pa, ref, &obj, written))
+			if writes(pa) {
+				clear(seen) // a write may change what other reads return
+			}
 			if !Next(d, results) {
 				break
 			}
@@ -157,7 +164,7 @@ func run(ctx context.Context, api adapters.API, d *Decision, pa PlannedAction, s
 	return ar
 }
 
-func observe(ctx context.Context, m *fsm.Machine, api adapters.API, obj map[string]any, now time.Time, written map[adapters.Ref]map[string]any) map[string]Observation {
+func observe(ctx context.Context, m *fsm.Machine, api adapters.API, obj map[string]any, now time.Time, written map[adapters.Ref]map[string]any, seen map[Read]Observation) map[string]Observation {
 	if len(m.Observes) == 0 {
 		return nil
 	}
@@ -175,7 +182,13 @@ func observe(ctx context.Context, m *fsm.Machine, api adapters.API, obj map[stri
 			}
 			out[rd.Name] = o
 		default:
-			out[rd.Name] = read(ctx, api, rd)
+			key := Read{Ref: rd.Ref, List: rd.List, LabelSelector: rd.LabelSelector}
+			o, ok := seen[key]
+			if !ok {
+				o = read(ctx, api, rd)
+				seen[key] = o
+			}
+			out[rd.Name] = o
 		}
 	}
 	return out
@@ -237,4 +250,15 @@ func writeStatus(ctx context.Context, api adapters.API, ref adapters.Ref, before
 func hasRef(m map[adapters.Ref]map[string]any, r adapters.Ref) bool {
 	_, ok := m[r]
 	return ok
+}
+
+// writes reports whether a planned action sends a request that may change
+// the cluster.
+func writes(pa PlannedAction) bool {
+	for _, r := range pa.Requests {
+		if r.Verb != adapters.Get && r.Verb != adapters.List && !r.DryRun {
+			return true
+		}
+	}
+	return false
 }

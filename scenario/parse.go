@@ -55,6 +55,9 @@ type Event struct {
 type PatchEvent struct {
 	Target Target
 	Merge  map[string]any
+	// Status, when set, is merge-patched into the status subresource (as
+	// the controller that owns the object's status would).
+	Status map[string]any
 }
 
 // Target names an object as Kind/namespace/name or Kind/name.
@@ -110,13 +113,13 @@ var eventSchema = &hcl.BodySchema{
 	Blocks:     append([]hcl.BlockHeaderSchema{{Type: "patch", LabelNames: []string{"object"}}}, stagingBlocks...),
 }
 
-var patchSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "merge", Required: true}}}
+var patchSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "merge"}, {Name: "status"}}}
 
 var expectSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
 		{Name: "object"}, {Name: "state"}, {Name: "reason"}, {Name: "fields"}, {Name: "absent"},
 	},
-	Blocks: []hcl.BlockHeaderSchema{{Type: "writes"}},
+	Blocks: []hcl.BlockHeaderSchema{{Type: "writes"}, {Type: "reads"}},
 }
 
 // DefaultStart is the virtual time a scenario starts at unless it says.
@@ -219,6 +222,10 @@ func Parse(src []byte, filename string) (*Scenario, hcl.Diagnostics) {
 			}
 		}
 	}
+	if len(s.Rules) == 0 && !diags.HasErrors() {
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "No rules",
+			Detail: "A scenario names the rule files it runs, with rules = [...] or rule blocks.", Subject: b.DefRange.Ptr()})
+	}
 	return s, diags
 }
 
@@ -290,11 +297,23 @@ func (s *Scenario) event(b *hcl.Block) (*Event, hcl.Diagnostics) {
 		t.Range = pb.LabelRanges[0]
 		pc, d := pb.Body.Content(patchSchema)
 		diags = append(diags, d...)
+		pe := PatchEvent{Target: t}
 		if a, ok := pc.Attributes["merge"]; ok {
 			m, d := objectValue(a.Expr)
 			diags = append(diags, d...)
-			e.Patch = append(e.Patch, PatchEvent{Target: t, Merge: m})
+			pe.Merge = m
 		}
+		if a, ok := pc.Attributes["status"]; ok {
+			m, d := objectValue(a.Expr)
+			diags = append(diags, d...)
+			pe.Status = m
+		}
+		if pe.Merge == nil && pe.Status == nil {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Empty patch",
+				Detail: "A patch block sets merge, status or both.", Subject: pb.DefRange.Ptr()})
+			continue
+		}
+		e.Patch = append(e.Patch, pe)
 	}
 	return e, diags
 }
@@ -313,7 +332,7 @@ func expect(b *hcl.Block) (*Expect, hcl.Diagnostics) {
 	}
 	if _, ok := body.Attributes["object"]; !ok && len(e.Writes) == 0 {
 		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Nothing to expect",
-			Detail: "An expect block names an object (with state, reason, fields or absent) or counts writes.", Subject: b.DefRange.Ptr()})
+			Detail: "An expect block names an object (with state, reason, fields or absent) or counts writes or reads.", Subject: b.DefRange.Ptr()})
 	}
 	if a, ok := body.Attributes["object"]; ok {
 		s, d := stringValue(a.Expr)

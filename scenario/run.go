@@ -440,10 +440,18 @@ func (r *runner) world(ctx context.Context, e *Event) {
 			r.add("world", p.Target.String(), "world: "+err.Error())
 			continue
 		}
-		b, _ := json.Marshal(p.Merge)
-		res := r.cluster.Do(ctx, adapters.Request{Verb: adapters.Patch, PatchType: adapters.MergePatch, Ref: ref, Body: b, Identity: who})
-		r.add("world", ref.String(), fmt.Sprintf("world: patch %s %s as %s: %s", ref, b, who, res.Outcome))
-		r.skip()
+		if p.Merge != nil {
+			b, _ := json.Marshal(p.Merge)
+			res := r.cluster.Do(ctx, adapters.Request{Verb: adapters.Patch, PatchType: adapters.MergePatch, Ref: ref, Body: b, Identity: who})
+			r.add("world", ref.String(), fmt.Sprintf("world: patch %s %s as %s: %s", ref, b, who, res.Outcome))
+			r.skip()
+		}
+		if p.Status != nil {
+			b, _ := json.Marshal(map[string]any{"status": p.Status})
+			res := r.cluster.Do(ctx, adapters.Request{Verb: adapters.Patch, Subresource: "status", PatchType: adapters.MergePatch, Ref: ref, Body: b, Identity: who})
+			r.add("world", ref.String(), fmt.Sprintf("world: patch status %s %s as %s: %s", ref, b, who, res.Outcome))
+			r.skip()
+		}
 	}
 	for _, t := range e.Delete {
 		ref, err := r.target(t)

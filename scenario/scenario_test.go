@@ -159,3 +159,23 @@ func TestScenarioDiagnostics(t *testing.T) {
 		t.Errorf("unknown param not reported: %v", diags)
 	}
 }
+
+// Reads can be counted like writes: a missing target is read once per check.
+func TestReadCounts(t *testing.T) {
+	res := run(t, `
+scenario "reads" {
+  rules   = ["objectpatch"]
+  run_for = "12m"
+  objects = ["namespace.yaml", "../../scenario/testdata/bare-patch.yaml"]
+  expect "12m" {
+    reads {
+      verb  = "get"
+      kind  = "Deployment"
+      count = 3
+    }
+  }
+}`)
+	if len(res.Failures) > 0 {
+		t.Fatalf("failures: %v\n%s", res.Failures, trace(res))
+	}
+}

@@ -218,10 +218,12 @@ func dropPath(obj map[string]any, path string) {
 	delete(cur, segs[len(segs)-1])
 }
 
-// WriteCount asserts the number of API writes matching verb, kind and
-// identity ("*" or "" match any; identity "statecraft" is the engine's own
-// account) made since the start of the scenario.
+// WriteCount asserts the number of API writes (or, with Reads, reads)
+// matching verb, kind and identity ("*" or "" match any; identity
+// "statecraft" is the engine's own account) made since the start of the
+// scenario.
 type WriteCount struct {
+	Reads                bool
 	Verb, Kind, Identity string
 	Outcome              string // "" counts every request, whatever it ended in
 	DryRun               *bool
@@ -235,7 +237,7 @@ var writesSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 
 func decodeWrites(b *hcl.Block) (WriteCount, hcl.Diagnostics) {
 	c, diags := b.Body.Content(writesSchema)
-	w := WriteCount{Range: b.DefRange}
+	w := WriteCount{Range: b.DefRange, Reads: b.Type == "reads"}
 	for name, dst := range map[string]*string{"verb": &w.Verb, "kind": &w.Kind, "identity": &w.Identity, "outcome": &w.Outcome} {
 		if a, ok := c.Attributes[name]; ok {
 			s, d := stringValue(a.Expr)
@@ -268,7 +270,7 @@ const EngineIdentity = "statecraft"
 func countWrites(recs []sim.Record, w WriteCount) int {
 	n := 0
 	for _, r := range recs {
-		if !r.IsWrite() {
+		if r.IsWrite() == w.Reads {
 			continue
 		}
 		if w.Verb != "" && w.Verb != "*" && w.Verb != string(r.Verb) && !(w.Verb == "status" && r.Subresource == "status") {
@@ -307,6 +309,9 @@ func (w WriteCount) String() string {
 	}
 	if w.DryRun != nil {
 		s = append(s, fmt.Sprintf("dry_run=%v", *w.DryRun))
+	}
+	if w.Reads {
+		return "reads(" + strings.Join(s, " ") + ")"
 	}
 	return "writes(" + strings.Join(s, " ") + ")"
 }
