@@ -47,8 +47,11 @@ type Event struct {
 	Staging *Staging
 	Create  []map[string]any
 	Delete  []Target
-	Patch   []PatchEvent
-	Range   hcl.Range
+	// Propagation is the deletion propagation policy of Delete
+	// ("Background" when empty, "Foreground" or "Orphan").
+	Propagation string
+	Patch       []PatchEvent
+	Range       hcl.Range
 }
 
 // PatchEvent merge-patches one object.
@@ -109,7 +112,7 @@ var scenarioSchema = &hcl.BodySchema{
 var ruleSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "params"}}}
 
 var eventSchema = &hcl.BodySchema{
-	Attributes: append([]hcl.AttributeSchema{{Name: "create"}, {Name: "delete"}, {Name: "from"}, {Name: "until"}, {Name: "as"}}, stagingAttrs...),
+	Attributes: append([]hcl.AttributeSchema{{Name: "create"}, {Name: "delete"}, {Name: "from"}, {Name: "until"}, {Name: "as"}, {Name: "propagation"}}, stagingAttrs...),
 	Blocks:     append([]hcl.BlockHeaderSchema{{Type: "patch", LabelNames: []string{"object"}}}, stagingBlocks...),
 }
 
@@ -282,6 +285,13 @@ func (s *Scenario) event(b *hcl.Block) (*Event, hcl.Diagnostics) {
 	if a, ok := body.Attributes["as"]; ok {
 		e.As, d = stringValue(a.Expr)
 		diags = append(diags, d...)
+	}
+	if a, ok := body.Attributes["propagation"]; ok {
+		e.Propagation, d = stringValue(a.Expr)
+		diags = append(diags, d...)
+		if p := e.Propagation; p != "Background" && p != "Foreground" && p != "Orphan" {
+			diags = append(diags, exprDiag(a.Expr, "Invalid propagation", "A deletion propagation policy is Background, Foreground or Orphan."))
+		}
 	}
 	e.Staging, d = decodeStaging(body)
 	diags = append(diags, d...)

@@ -57,6 +57,11 @@ type Result struct {
 type Options struct {
 	// Until stops the run early (0: run_for).
 	Until time.Duration
+	// Cluster, when set, makes the cluster to run on instead of a fresh
+	// simulated one (a real API server, say); it gets the run's clock.
+	Cluster func(clock *sim.Clock) (Cluster, error)
+	// DiscardTrace keeps no trace (for long runs measured by benchmarks).
+	DiscardTrace bool
 }
 
 // Compile loads and compiles the rule files a scenario names: shipped
@@ -152,7 +157,8 @@ func (q *queue) Pop() any {
 // runner drives one scenario.
 type runner struct {
 	s        *Scenario
-	cluster  *sim.Cluster
+	opts     Options
+	cluster  Cluster
 	clock    *sim.Clock
 	machines map[string]*fsm.Machine // apiVersion/kind -> machine
 	kinds    map[string]string       // kind -> apiVersion
@@ -161,19 +167,36 @@ type runner struct {
 	wakeGen  map[adapters.Ref]int
 	current  adapters.Ref // the object being reconciled
 	res      *Result
-	logged   int
+	counts   map[*WriteCount]int // requests so far matching each count expectation
 	end      time.Time
 }
 
-// Run executes a scenario on a fresh simulated cluster and returns its trace
-// and the expectations that failed. The same scenario gives the same result
-// on every run.
+// Run executes a scenario on a fresh simulated cluster (or the cluster
+// opts.Cluster makes) and returns its trace and the expectations that
+// failed. The same scenario gives the same result on every run.
 func Run(ctx context.Context, s *Scenario, ms []*fsm.Machine, opts Options) (*Result, error) {
 	clock := sim.NewClock(s.Start)
+	var cluster Cluster
+	if opts.Cluster != nil {
+		var err error
+		if cluster, err = opts.Cluster(clock); err != nil {
+			return nil, err
+		}
+	} else {
+		cluster = sim.New(clock, sim.WithSeed(s.Seed))
+	}
 	r := &runner{
-		s: s, clock: clock, cluster: sim.New(clock, sim.WithSeed(s.Seed)),
+		s: s, opts: opts, clock: clock, cluster: cluster,
 		machines: map[string]*fsm.Machine{}, kinds: map[string]string{},
-		wakeGen: map[adapters.Ref]int{}, res: &Result{},
+		wakeGen: map[adapters.Ref]int{}, res: &Result{}, counts: map[*WriteCount]int{},
+	}
+	for _, e := range s.Expects {
+		for i := range e.Writes {
+			r.counts[&e.Writes[i]] = 0
+		}
+	}
+	if _, staging := cluster.(Stager); !staging && s.stages() {
+		return nil, fmt.Errorf("%s: this scenario stages denials, faults or admission, which only the simulated cluster can", s.File)
 	}
 	for k, v := range builtinKinds {
 		r.kinds[k] = v
@@ -193,6 +216,7 @@ func Run(ctx context.Context, s *Scenario, ms []*fsm.Machine, opts Options) (*Re
 	if s.Staging != nil {
 		stage(r.cluster, s.Staging)
 	}
+	r.flush(false) // staging requests (the simulator makes none) are not the scenario's
 	for _, obj := range s.Objects {
 		r.noteKind(obj)
 		if err := r.cluster.Apply(obj); err != nil {
@@ -209,7 +233,7 @@ func Run(ctx context.Context, s *Scenario, ms []*fsm.Machine, opts Options) (*Re
 	for _, e := range s.Expects {
 		r.push(&item{at: s.Start.Add(e.At), kind: itemExpect, exp: e})
 	}
-	r.logged = len(r.cluster.Records())
+	r.flush(false)
 	for r.q.Len() > 0 {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -269,23 +293,34 @@ func (r *runner) noteKind(obj map[string]any) {
 func (r *runner) since() time.Duration { return r.clock.Now().Sub(r.s.Start) }
 
 func (r *runner) add(kind, object, text string) {
+	if r.opts.DiscardTrace {
+		return
+	}
 	r.res.Trace = append(r.res.Trace, Line{At: r.since(), Kind: kind, Object: object, Text: text})
 }
 
-// flush appends the requests the cluster served since the last flush.
-// Reads are left out: a trace shows what changed the world.
+// flush takes the requests the cluster served since the last flush, counts
+// them for the count expectations, and, when trace is true, appends its
+// writes to the trace (reads are left out: a trace shows what changed the
+// world; the world's own requests are described by its own lines).
 //
 // A successful write also wakes the machines that care: the written object
 // when a machine drives its kind, and the object's controller owner when a
 // machine drives the owner's kind (so a deployment hears of its revisions).
 // Writes by an object's own reconcile to itself wake nothing.
-func (r *runner) flush() {
-	recs := r.cluster.Records()
-	for _, rec := range recs[r.logged:] {
+func (r *runner) flush(trace bool) {
+	for _, rec := range r.cluster.TakeRecords() {
+		for w := range r.counts {
+			if matches(rec, w) {
+				r.counts[w]++
+			}
+		}
 		if !rec.IsWrite() {
 			continue
 		}
-		r.res.Trace = append(r.res.Trace, Line{At: rec.Time.Sub(r.s.Start), Kind: "request", Object: rec.Ref.String(), Text: "  " + requestText(rec)})
+		if trace && !r.opts.DiscardTrace {
+			r.res.Trace = append(r.res.Trace, Line{At: rec.Time.Sub(r.s.Start), Kind: "request", Object: rec.Ref.String(), Text: "  " + requestText(rec)})
+		}
 		if rec.Outcome != adapters.OK || rec.DryRun {
 			continue
 		}
@@ -296,7 +331,6 @@ func (r *runner) flush() {
 			r.schedule(owner, r.clock.Now())
 		}
 	}
-	r.logged = len(recs)
 }
 
 // controller returns the controller owner of ref when a machine drives the
@@ -367,7 +401,7 @@ func requestText(rec sim.Record) string {
 
 // Transition implements engine.Tracer.
 func (r *runner) Transition(_ time.Time, obj adapters.Ref, res *engine.Result) {
-	r.flush()
+	r.flush(true)
 	text := fmt.Sprintf("%s: %s → %s by %q", obj, res.From, res.To, res.Transition)
 	if res.Reason != "" {
 		text += " reason " + res.Reason
@@ -383,7 +417,7 @@ func (r *runner) Transition(_ time.Time, obj adapters.Ref, res *engine.Result) {
 
 // Problem implements engine.Tracer.
 func (r *runner) Problem(_ time.Time, obj adapters.Ref, p *engine.Problem) {
-	r.flush()
+	r.flush(true)
 	r.add("problem", obj.String(), fmt.Sprintf("%s: problem %s: %s", obj, p.Reason, p.Message))
 }
 
@@ -391,7 +425,7 @@ func (r *runner) reconcile(ctx context.Context, ref adapters.Ref) error {
 	m := r.machines[ref.APIVersion+"/"+ref.Kind]
 	r.current = ref
 	rep, err := engine.Reconcile(ctx, m, r.cluster, ref, r.clock.Now(), r)
-	r.flush()
+	r.flush(true)
 	r.current = adapters.Ref{}
 	if err != nil {
 		// An API failure is retried after a short, fixed delay.
@@ -416,13 +450,13 @@ func (r *runner) target(t Target) (adapters.Ref, error) {
 // world carries out a scenario event as another actor would, through the
 // API, so that it shows in the trace.
 func (r *runner) world(ctx context.Context, e *Event) {
-	r.flush()
+	r.flush(true)
 	who := e.As
 	if who == "" {
 		who = "scenario"
 	}
 	if e.Staging != nil {
-		stage(r.cluster, e.Staging)
+		stage(r.cluster, e.Staging) // Run checked the cluster can
 		for _, line := range e.Staging.describe() {
 			r.add("world", "", "world: "+line)
 		}
@@ -432,7 +466,7 @@ func (r *runner) world(ctx context.Context, e *Event) {
 		ref := sim.RefOf(obj)
 		res := r.cluster.Do(ctx, adapters.Request{Verb: adapters.Create, Ref: ref, Body: b, Identity: who})
 		r.add("world", ref.String(), fmt.Sprintf("world: create %s as %s: %s", ref, who, res.Outcome))
-		r.skip()
+		r.flush(false)
 	}
 	for _, p := range e.Patch {
 		ref, err := r.target(p.Target)
@@ -444,13 +478,13 @@ func (r *runner) world(ctx context.Context, e *Event) {
 			b, _ := json.Marshal(p.Merge)
 			res := r.cluster.Do(ctx, adapters.Request{Verb: adapters.Patch, PatchType: adapters.MergePatch, Ref: ref, Body: b, Identity: who})
 			r.add("world", ref.String(), fmt.Sprintf("world: patch %s %s as %s: %s", ref, b, who, res.Outcome))
-			r.skip()
+			r.flush(false)
 		}
 		if p.Status != nil {
 			b, _ := json.Marshal(map[string]any{"status": p.Status})
 			res := r.cluster.Do(ctx, adapters.Request{Verb: adapters.Patch, Subresource: "status", PatchType: adapters.MergePatch, Ref: ref, Body: b, Identity: who})
 			r.add("world", ref.String(), fmt.Sprintf("world: patch status %s %s as %s: %s", ref, b, who, res.Outcome))
-			r.skip()
+			r.flush(false)
 		}
 	}
 	for _, t := range e.Delete {
@@ -459,26 +493,14 @@ func (r *runner) world(ctx context.Context, e *Event) {
 			r.add("world", t.String(), "world: "+err.Error())
 			continue
 		}
-		res := r.cluster.Do(ctx, adapters.Request{Verb: adapters.Delete, Ref: ref, Identity: who})
-		r.add("world", ref.String(), fmt.Sprintf("world: delete %s as %s: %s", ref, who, res.Outcome))
-		r.skip()
-	}
-}
-
-// skip takes the world's own requests out of the request trace (the world
-// line already says what happened) while still waking the machines that
-// care about them.
-func (r *runner) skip() {
-	recs := r.cluster.Records()
-	for _, rec := range recs[r.logged:] {
-		if rec.IsWrite() && rec.Outcome == adapters.OK && !rec.DryRun {
-			r.schedule(rec.Ref, r.clock.Now())
-			if owner, ok := r.controller(rec.Ref); ok {
-				r.schedule(owner, r.clock.Now())
-			}
+		res := r.cluster.Do(ctx, adapters.Request{Verb: adapters.Delete, Ref: ref, Identity: who, Propagation: e.Propagation})
+		what := ref.String()
+		if e.Propagation != "" {
+			what += " (" + e.Propagation + ")"
 		}
+		r.add("world", ref.String(), fmt.Sprintf("world: delete %s as %s: %s", what, who, res.Outcome))
+		r.flush(false)
 	}
-	r.logged = len(recs)
 }
 
 func (r *runner) check(e *Expect) {
@@ -486,12 +508,10 @@ func (r *runner) check(e *Expect) {
 	fail := func(format string, args ...any) {
 		r.res.Failures = append(r.res.Failures, fmt.Sprintf("%s: at %s, %s: %s", e.Range, Stamp(e.At), e.Object, fmt.Sprintf(format, args...)))
 	}
-	if len(e.Writes) > 0 {
-		recs := r.cluster.Records()
-		for _, w := range e.Writes {
-			if got := countWrites(recs, w); got != w.Count {
-				fail("want %d %s, got %d", w.Count, w, got)
-			}
+	for i := range e.Writes {
+		w := &e.Writes[i]
+		if got := r.counts[w]; got != w.Count {
+			fail("want %d %s, got %d", w.Count, w, got)
 		}
 	}
 	if e.Object.Kind == "" {

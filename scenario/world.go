@@ -171,31 +171,35 @@ func knownOutcome(o adapters.Outcome) bool {
 }
 
 // stage applies a Staging to the cluster.
-func stage(c *sim.Cluster, st *Staging) {
+func stage(c Cluster, st *Staging) {
+	sc, ok := c.(Stager)
+	if !ok {
+		return
+	}
 	if st.ClearDeny {
-		c.ClearDenials()
+		sc.ClearDenials()
 	}
 	if st.ClearFault {
-		c.ClearFaults()
+		sc.ClearFaults()
 	}
 	if st.ClearAdmit {
-		c.ClearAdmissions()
+		sc.ClearAdmissions()
 	}
 	for _, d := range st.Denials {
-		c.Deny(d.Identity, d.Verb, d.APIVersion, d.Kind, d.Status)
+		sc.Deny(d.Identity, d.Verb, d.APIVersion, d.Kind, d.Status)
 	}
 	for _, f := range st.Faults {
-		c.InjectFault(f)
+		sc.InjectFault(f)
 	}
 	for _, r := range st.Rejects {
 		r := r
-		c.AddAdmission(sim.Admission{Name: "scenario reject", Mode: r.Mode,
+		sc.AddAdmission(sim.Admission{Name: "scenario reject", Mode: r.Mode,
 			Match:  func(req adapters.Request) bool { return matchWrite(req, r.Verb, r.Kind) },
 			Reject: func(adapters.Request, map[string]any) string { return r.Message }})
 	}
 	for _, dr := range st.Drops {
 		dr := dr
-		c.AddAdmission(sim.Admission{Name: "scenario drop", Mode: sim.AdmitAll,
+		sc.AddAdmission(sim.Admission{Name: "scenario drop", Mode: sim.AdmitAll,
 			Match:  func(req adapters.Request) bool { return matchWrite(req, dr.Verb, dr.Kind) },
 			Mutate: func(_ adapters.Request, obj map[string]any) { dropPath(obj, dr.Path) }})
 	}
@@ -267,37 +271,19 @@ func decodeWrites(b *hcl.Block) (WriteCount, hcl.Diagnostics) {
 // EngineIdentity is how scenarios name the engine's own account.
 const EngineIdentity = "statecraft"
 
-func countWrites(recs []sim.Record, w WriteCount) int {
-	n := 0
-	for _, r := range recs {
-		if r.IsWrite() == w.Reads {
-			continue
-		}
-		if w.Verb != "" && w.Verb != "*" && w.Verb != string(r.Verb) && !(w.Verb == "status" && r.Subresource == "status") {
-			continue
-		}
-		if w.Verb != "status" && w.Verb != "" && w.Verb != "*" && r.Subresource == "status" {
-			continue
-		}
-		if w.Kind != "" && w.Kind != "*" && w.Kind != r.Ref.Kind {
-			continue
-		}
-		id := r.Identity
-		if id == "" {
-			id = EngineIdentity
-		}
-		if w.Identity != "" && w.Identity != "*" && w.Identity != id {
-			continue
-		}
-		if w.Outcome != "" && w.Outcome != string(r.Outcome) {
-			continue
-		}
-		if w.DryRun != nil && *w.DryRun != r.DryRun {
-			continue
-		}
-		n++
+// matches reports whether a request counts for w.
+func matches(r sim.Record, w *WriteCount) bool {
+	wild := func(want, got string) bool { return want == "" || want == "*" || want == got }
+	id := r.Identity
+	if id == "" {
+		id = EngineIdentity
 	}
-	return n
+	verbOK := wild(w.Verb, string(r.Verb)) && (r.Subresource != "status" || w.Verb == "" || w.Verb == "*")
+	if w.Verb == "status" {
+		verbOK = r.Subresource == "status"
+	}
+	return r.IsWrite() != w.Reads && verbOK && wild(w.Kind, r.Ref.Kind) && wild(w.Identity, id) &&
+		(w.Outcome == "" || w.Outcome == string(r.Outcome)) && (w.DryRun == nil || *w.DryRun == r.DryRun)
 }
 
 func (w WriteCount) String() string {

@@ -137,3 +137,14 @@ func (c *Cluster) WriteCounts() []WriteCount {
 	})
 	return out
 }
+
+// TakeRecords returns the request log, oldest first, and empties it: a
+// long simulation hands its requests on as it goes instead of keeping them
+// all.
+func (c *Cluster) TakeRecords() []Record {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := c.records
+	c.records = nil
+	return out
+}
