@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"time"
 
@@ -570,12 +571,22 @@ func jsonText(v any) string {
 
 // lookupPath reads a dotted path; a segment [Type] selects the condition
 // (or any list element) whose "type" is Type: status.conditions[Ready].status.
+// A segment that is a number indexes a list (metadata.ownerReferences.0.uid);
+// `\.` is a dot inside a key (metadata.labels.app\.kubernetes\.io/name).
 func lookupPath(obj map[string]any, path string) (any, bool) {
 	var cur any = obj
-	for _, seg := range strings.Split(path, ".") {
+	for _, seg := range splitPath(path) {
 		sel := ""
 		if i := strings.Index(seg, "["); i >= 0 && strings.HasSuffix(seg, "]") {
 			seg, sel = seg[:i], seg[i+1:len(seg)-1]
+		}
+		if list, isList := cur.([]any); isList {
+			n, err := strconv.Atoi(seg)
+			if err != nil || n < 0 || n >= len(list) || sel != "" {
+				return nil, false
+			}
+			cur = list[n]
+			continue
 		}
 		m, ok := cur.(map[string]any)
 		if !ok {
@@ -601,11 +612,30 @@ func lookupPath(obj map[string]any, path string) (any, bool) {
 	return cur, true
 }
 
+// splitPath splits a dotted path at the dots not escaped as `\.`.
+func splitPath(path string) []string {
+	var out []string
+	var cur strings.Builder
+	for i := 0; i < len(path); i++ {
+		switch {
+		case path[i] == '\\' && i+1 < len(path) && path[i+1] == '.':
+			cur.WriteByte('.')
+			i++
+		case path[i] == '.':
+			out = append(out, cur.String())
+			cur.Reset()
+		default:
+			cur.WriteByte(path[i])
+		}
+	}
+	return append(out, cur.String())
+}
+
 // builtinKinds resolves kinds named in scenarios that no loaded object or
 // machine declares.
 var builtinKinds = map[string]string{
 	"Namespace": "v1", "ConfigMap": "v1", "Secret": "v1", "Service": "v1", "ServiceAccount": "v1",
 	"Deployment": "apps/v1", "StatefulSet": "apps/v1", "DaemonSet": "apps/v1",
 	"HorizontalPodAutoscaler": "autoscaling/v2", "PodDisruptionBudget": "policy/v1",
-	"Lease": "coordination.k8s.io/v1",
+	"Lease": "coordination.k8s.io/v1", "Event": "events.k8s.io/v1",
 }

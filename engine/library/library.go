@@ -48,6 +48,7 @@ func EnvOptions() []cel.EnvOption {
 		k8slib.Format(),
 		cel.Lib(statecraftLib{}),
 		cel.Lib(upgradeLib{}),
+		cel.Lib(rolloutLib{}),
 	}
 }
 
