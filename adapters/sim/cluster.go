@@ -458,6 +458,7 @@ func (c *Cluster) commit(k *kindInfo, req adapters.Request, key objKey, old *ent
 	if res, rejected := c.admit(req, obj, old); rejected {
 		return res
 	}
+	dropEmptyMetadata(metadata(obj))
 	if old != nil && req.Subresource == "" && specChanged(old.obj, obj) {
 		md["generation"] = generationOf(old.obj) + 1
 	}
@@ -506,4 +507,20 @@ func generationOf(obj map[string]any) int64 {
 func specChanged(old, obj map[string]any) bool {
 	return !equal(withoutKeys(old, []string{"metadata", "status"}, nil),
 		withoutKeys(obj, []string{"metadata", "status"}, nil))
+}
+
+// dropEmptyMetadata removes empty labels, annotations, finalizers and owner
+// references, as a real API server does: ObjectMeta omits them when empty,
+// so removing the last annotation leaves no annotations map at all.
+func dropEmptyMetadata(md map[string]any) {
+	for _, f := range []string{"labels", "annotations"} {
+		if m, ok := md[f].(map[string]any); ok && len(m) == 0 {
+			delete(md, f)
+		}
+	}
+	for _, f := range []string{"finalizers", "ownerReferences"} {
+		if l, ok := md[f].([]any); ok && len(l) == 0 {
+			delete(md, f)
+		}
+	}
 }

@@ -2,10 +2,12 @@ package controller
 
 import (
 	"context"
+	"errors"
 	"sort"
 	"sync"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
@@ -33,7 +35,11 @@ type Cache struct {
 
 	mu        sync.Mutex
 	informers map[schema.GroupVersionKind]*kindInformer
-	written   map[adapters.Ref]written
+	// unwatchable kinds may not be listed or watched by this identity (the
+	// seed's grants give only get and patch on targets): they are read
+	// directly, and no informer is started for them again.
+	unwatchable map[schema.GroupVersionKind]bool
+	written     map[adapters.Ref]written
 	onChange  func(kind schema.GroupVersionKind, old, obj *unstructured.Unstructured)
 }
 
@@ -57,8 +63,9 @@ func NewCache(client *kube.Client, resync time.Duration, now func() time.Time,
 	onChange func(gvk schema.GroupVersionKind, old, obj *unstructured.Unstructured)) *Cache {
 	return &Cache{
 		client: client, resync: resync, IdleAfter: 10 * time.Minute, now: now,
-		informers: map[schema.GroupVersionKind]*kindInformer{},
-		written:   map[adapters.Ref]written{},
+		informers:   map[schema.GroupVersionKind]*kindInformer{},
+		unwatchable: map[schema.GroupVersionKind]bool{},
+		written:     map[adapters.Ref]written{},
 		onChange:  onChange,
 	}
 }
@@ -89,6 +96,9 @@ func (c *Cache) informer(ctx context.Context, apiVersion, kind string, pin bool)
 		ki.pinned = ki.pinned || pin
 		return ki, nil
 	}
+	if c.unwatchable[gvk] && !pin {
+		return nil, errUnwatchable
+	}
 	mapping, err := c.client.Mapper().RESTMapping(gvk.GroupKind(), gvk.Version)
 	if err != nil {
 		return nil, err
@@ -116,6 +126,24 @@ func (c *Cache) informer(ctx context.Context, apiVersion, kind string, pin bool)
 					c.onChange(gvk, u, nil)
 				}
 			},
+		})
+	}
+	if !pin {
+		var once sync.Once
+		_ = inf.Informer().SetWatchErrorHandler(func(r *cache.Reflector, err error) {
+			if !apierrors.IsForbidden(err) && !apierrors.IsUnauthorized(err) {
+				cache.DefaultWatchErrorHandler(context.Background(), r, err)
+				return
+			}
+			once.Do(func() {
+				c.mu.Lock()
+				defer c.mu.Unlock()
+				c.unwatchable[gvk] = true
+				if cur, ok := c.informers[gvk]; ok && cur == ki {
+					close(ki.stop)
+					delete(c.informers, gvk)
+				}
+			})
 		})
 	}
 	c.informers[gvk] = ki
@@ -260,6 +288,8 @@ func (c *Cache) fresh(u *unstructured.Unstructured) map[string]any {
 	c.mu.Unlock()
 	return u.DeepCopy().Object
 }
+
+var errUnwatchable = errors.New("this identity may not list and watch the kind")
 
 func resourceVersion(obj map[string]any) string {
 	md, _ := obj["metadata"].(map[string]any)

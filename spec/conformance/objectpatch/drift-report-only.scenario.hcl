@@ -59,7 +59,7 @@ scenario "drift without spec.drift is reported, repaired only on reapply" {
     state  = "Applied"
     reason = "Applied"
     fields = {
-      "metadata.annotations"              = {}
+      "metadata.annotations"              = null
       "status.conditions[Drifted].status" = "False"
       "status.lastAppliedTime"            = "2026-01-01T00:31:00Z"
     }
@@ -89,7 +89,7 @@ scenario "drift without spec.drift is reported, repaired only on reapply" {
     object = "ObjectPatch/patches-demo/report-only"
     state  = "Applied"
     reason = "Applied"
-    fields = { "metadata.annotations" = {} }
+    fields = { "metadata.annotations" = null }
   }
   expect "59m" {
     writes {

@@ -54,7 +54,7 @@ scenario "unsupported targets" {
     object = "ClusterObjectPatch/clusterautoscaler-patch"
     state  = "Applied"
     reason = "Applied"
-    fields = { "metadata.annotations" = {} }
+    fields = { "metadata.annotations" = null }
   }
   expect "26m" {
     object = "ClusterAutoscaler/default"

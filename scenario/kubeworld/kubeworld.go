@@ -1,0 +1,108 @@
+// Package kubeworld lets a scenario run against a real Kubernetes API
+// server: a scenario.Cluster that carries requests out through
+// adapters/kube and logs each with the scenario's virtual time, so one
+// scenario file gives one trace on both the simulator and a real server.
+//
+// Time stays virtual: the scenario runner advances its clock from event to
+// event and the engine writes virtual timestamps into status; only the
+// server's own fields (creationTimestamp, resourceVersion) are real. Staging
+// denials, faults and admission hooks needs the simulator.
+package kubeworld
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+
+	"github.com/statecraft/statecraft/adapters"
+	"github.com/statecraft/statecraft/adapters/sim"
+	"github.com/statecraft/statecraft/scenario"
+)
+
+// World is a scenario.Cluster over a real API server.
+type World struct {
+	api   adapters.API
+	clock *sim.Clock
+
+	mu      sync.Mutex
+	records []sim.Record
+}
+
+var _ scenario.Cluster = (*World)(nil)
+
+// New returns a World that sends requests through api (an adapters/kube
+// Client) and stamps them with clock.
+func New(api adapters.API, clock *sim.Clock) *World {
+	return &World{api: api, clock: clock}
+}
+
+// Do carries a request out and logs it.
+func (w *World) Do(ctx context.Context, req adapters.Request) adapters.Result {
+	res := w.api.Do(ctx, req)
+	rec := sim.Record{Time: w.clock.Now(), Verb: req.Verb, Ref: req.Ref, Subresource: req.Subresource,
+		PatchType: req.PatchType, DryRun: req.DryRun, Identity: req.Identity, FieldManager: req.FieldManager,
+		Outcome: res.Outcome}
+	if res.Outcome != adapters.OK {
+		rec.Message = res.Message
+	}
+	w.mu.Lock()
+	w.records = append(w.records, rec)
+	w.mu.Unlock()
+	return res
+}
+
+// Scope asks the server's discovery.
+func (w *World) Scope(ctx context.Context, apiVersion, kind string) adapters.Scope {
+	return w.api.Scope(ctx, apiVersion, kind)
+}
+
+// TakeRecords returns the requests logged since the last call.
+func (w *World) TakeRecords() []sim.Record {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := w.records
+	w.records = nil
+	return out
+}
+
+// Object reads an object from the server without logging the read.
+func (w *World) Object(ref adapters.Ref) (map[string]any, bool) {
+	res := w.api.Do(context.Background(), adapters.Request{Verb: adapters.Get, Ref: ref})
+	return res.Object, res.Outcome == adapters.OK
+}
+
+// Apply creates a starting object (its status, if any, through the status
+// subresource), without logging.
+func (w *World) Apply(obj map[string]any) error {
+	ctx := context.Background()
+	ref := sim.RefOf(obj)
+	body, err := json.Marshal(obj)
+	if err != nil {
+		return err
+	}
+	res := w.api.Do(ctx, adapters.Request{Verb: adapters.Create, Ref: ref, Body: body})
+	if res.Outcome != adapters.OK {
+		return &applyError{ref: ref, res: res}
+	}
+	if st, ok := obj["status"]; ok {
+		b, _ := json.Marshal(map[string]any{"status": st})
+		res = w.api.Do(ctx, adapters.Request{Verb: adapters.Patch, Ref: ref, Subresource: "status", PatchType: adapters.MergePatch, Body: b})
+		if res.Outcome != adapters.OK && res.Outcome != adapters.Unsupported {
+			return &applyError{ref: ref, res: res}
+		}
+	}
+	return nil
+}
+
+// RegisterKind does nothing: a real server serves the kinds whose CRDs are
+// installed.
+func (w *World) RegisterKind(string, string, adapters.Scope, sim.KindOptions) {}
+
+type applyError struct {
+	ref adapters.Ref
+	res adapters.Result
+}
+
+func (e *applyError) Error() string {
+	return "create " + e.ref.String() + ": " + string(e.res.Outcome) + ": " + e.res.Message
+}

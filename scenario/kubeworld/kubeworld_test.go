@@ -1,0 +1,93 @@
+package kubeworld_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/statecraft/statecraft/adapters/kube"
+	"github.com/statecraft/statecraft/adapters/sim"
+	"github.com/statecraft/statecraft/internal/controlplane"
+	"github.com/statecraft/statecraft/internal/diagtext"
+	"github.com/statecraft/statecraft/scenario"
+	"github.com/statecraft/statecraft/scenario/kubeworld"
+)
+
+// scenarios run on both adapters: each must print, against a real
+// kube-apiserver, byte for byte the golden trace the simulator printed.
+var scenarios = []string{
+	"../../examples/objectpatch/target-appears.scenario.hcl",
+	"../../spec/conformance/objectpatch/lifecycle.scenario.hcl",
+	"../../spec/conformance/objectpatch/drift-repair.scenario.hcl",
+	"../../spec/conformance/objectpatch/drift-report-only.scenario.hcl",
+	"../../spec/conformance/objectpatch/already-matching.scenario.hcl",
+}
+
+func TestOneScenarioTwoAdapters(t *testing.T) {
+	root, err := controlplane.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	crds := t.TempDir()
+	for _, n := range []string{"rightsizing.kubex.ai_objectpatches.yaml", "rightsizing.kubex.ai_clusterobjectpatches.yaml"} {
+		b, err := os.ReadFile(filepath.Join(root, "spec", "crds", n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(crds, n), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, path := range scenarios {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			if _, err := os.Stat(path); err != nil {
+				t.Fatalf("scenario missing: %v", err)
+			}
+			cp := controlplane.StartForTest(t, controlplane.Options{CRDDirs: []string{crds}})
+			// The scenario's world acts as the user "scenario".
+			kc := kubernetes.NewForConfigOrDie(cp.Config)
+			if _, err := kc.RbacV1().ClusterRoleBindings().Create(context.Background(), &rbacv1.ClusterRoleBinding{
+				ObjectMeta: metav1.ObjectMeta{Name: "scenario-world"},
+				RoleRef:    rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: "cluster-admin"},
+				Subjects:   []rbacv1.Subject{{Kind: "User", Name: "scenario", APIGroup: "rbac.authorization.k8s.io"}},
+			}, metav1.CreateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			client, err := kube.New(cp.Config, kube.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, diags := scenario.Load(path)
+			if diags.HasErrors() {
+				t.Fatal(diags)
+			}
+			ms, diags := scenario.Compile(s)
+			if diags.HasErrors() {
+				t.Fatal(diags)
+			}
+			res, err := scenario.Run(context.Background(), s, ms, scenario.Options{
+				Cluster: func(clock *sim.Clock) (scenario.Cluster, error) { return kubeworld.New(client, clock), nil },
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range res.Failures {
+				t.Error(f)
+			}
+			want, err := os.ReadFile(scenario.GoldenPath(path))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := scenario.RenderTrace(res.Trace)
+			if !bytes.Equal(want, got) {
+				t.Errorf("the real API server's trace differs from the simulator's golden trace:\n%s", diagtext.LineDiff(string(want), string(got)))
+			}
+		})
+	}
+}
