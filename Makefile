@@ -4,7 +4,7 @@ GO       ?= go
 FUZZTIME ?= 10s
 SCENARIO ?= examples/objectpatch/target-appears.scenario.hcl
 
-.PHONY: all build run test unit scenarios fuzz vet fmt-check bench
+.PHONY: all build run sim test unit scenarios fuzz vet fmt-check bench
 
 all: build
 
@@ -13,8 +13,16 @@ include hack/controlplane.mk
 build:
 	$(GO) build -o bin/statecraft ./cmd/statecraft
 
-# The main job, on the built-in simulated cluster: the example simulation.
-run:
+# The main job: a local control plane (kube-apiserver and etcd, built from
+# source into bin/ the first time) with the CRDs installed and the engine
+# running against it; apply the examples with kubectl (the command prints
+# how). Ctrl-C stops it all.
+run: controlplane
+	$(GO) run ./cmd/statecraft dev
+
+# The same lifecycle on the built-in simulated cluster: the example
+# simulation, printed as a trace, in a second.
+sim:
 	$(GO) run ./cmd/statecraft sim $(SCENARIO)
 
 # Every test. The control plane (kube-apiserver, etcd) is built from source
@@ -35,6 +43,12 @@ fmt-check:
 # Short fuzzing of every fuzz target; corpora live in testdata/fuzz.
 fuzz:
 	$(GO) test ./rules -run '^$$' -fuzz '^FuzzLoadCompile$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./engine/objpatch -run '^$$' -fuzz '^FuzzValidate$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./engine/objpatch -run '^$$' -fuzz '^FuzzPlan$$' -fuzztime $(FUZZTIME)
 
+# Every benchmark; figures and commands in BENCHMARKS.md. Micro-benchmarks
+# run the default 1s each; each simulation is one run (-benchtime=1x),
+# abandoned after -sim.budget (5m) of wall time if it has not finished.
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./engine/... ./fsm/... ./scenario/...
+	$(GO) test -run '^$$' -bench . -benchmem $$($(GO) list ./... | grep -v '/scenario$$')
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime=1x -timeout 0 ./scenario/ -args -sim.budget=5m

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/statecraft/statecraft/scenario"
@@ -63,5 +65,31 @@ func TestDeterministic(t *testing.T) {
 	}
 	if len(first) < 100 {
 		t.Fatal("the suite printed almost nothing")
+	}
+}
+
+// TestReadmeExcerpt keeps the trace the README shows true: every trace line
+// in README.md appears in the example's golden trace.
+func TestReadmeExcerpt(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden, err := os.ReadFile("../examples/objectpatch/target-appears.trace")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, line := range strings.Split(string(readme), "\n") {
+		if !strings.HasPrefix(line, "+0d") {
+			continue
+		}
+		n++
+		if !strings.Contains(string(golden), line+"\n") {
+			t.Errorf("README shows a trace line the example does not print:\n%s", line)
+		}
+	}
+	if n == 0 {
+		t.Fatal("README shows no trace line")
 	}
 }
