@@ -1,0 +1,59 @@
+# AP-15 AP-16 (the "reported if it still arrives" half; the CRD's pattern
+# and enum are tested in engine/library/upgrade_test.go): a malformed
+# window that got past the CRD is reported as InvalidSettings and nothing
+# starts; a corrected window turns the patcher on; an unknown component is
+# reported the same way and the patcher stops.
+scenario "a malformed window is reported, never used" {
+  rules   = ["autopatch", "executor.hcl"]
+  run_for = "10m"
+  objects = ["namespaces.yaml", "../../crds/ichor.maesh.dev_talosclusters.yaml", "../../crds/ichor.maesh.dev_talosoperations.yaml", "installation-badwindow.yaml", "prod.yaml"]
+
+  at "5m" {
+    as = "alice"
+    patch "IchorInstallation/ichor-system/ichor" {
+      merge = { spec = { autoPatch = { window = "00:00-23:59" } } }
+    }
+  }
+
+  at "8m" {
+    as = "alice"
+    patch "IchorInstallation/ichor-system/ichor" {
+      merge = { spec = { autoPatch = { components = ["talos", "flannel"] } } }
+    }
+  }
+
+  expect "4m" {
+    object = "IchorInstallation/ichor-system/ichor"
+    state  = "Off"
+    reason = "InvalidSettings"
+    fields = {
+      "status.message"                   = "spec.autoPatch.window 25:00-02:00 is not a daily UTC window HH:MM-HH:MM"
+      "status.effective.autoPatchWindow" = "25:00-02:00"
+    }
+  }
+  expect "4m" {
+    writes {
+      kind  = "TalosCluster"
+      count = 0
+    }
+  }
+  expect "5m" {
+    object = "IchorInstallation/ichor-system/ichor"
+    state  = "Active"
+    fields = { "status.autoPatch.lastOperation" = "fleet/prod-autopatch-talos-v1-10-5" }
+  }
+  expect "8m" {
+    object = "IchorInstallation/ichor-system/ichor"
+    state  = "Off"
+    reason = "InvalidSettings"
+    fields = { "status.message" = "spec.autoPatch.components holds an unknown component: flannel" }
+  }
+  expect "10m" {
+    writes {
+      verb    = "create"
+      kind    = "TalosOperation"
+      dry_run = false
+      count   = 1
+    }
+  }
+}
