@@ -610,12 +610,13 @@ func roSatisfied(live, desired map[string]any) bool {
 // Teardown computes what an archived ClusterObjectSet still has to do, in
 // reverse phase order: in the last phase that still holds objects carrying
 // its owner reference, delete the ones it controls and release (remove its
-// owner reference from) the ones another revision controls. It returns
-// {phase, delete: [refs], release: [{ref, ownerReferences}], done}.
+// owner reference from) the ones another revision controls; objects already
+// being deleted are waited for. It returns {phase, delete: [refs],
+// release: [{ref, ownerReferences}], waiting: [refs], done}.
 func Teardown(cos, objects, lists any) map[string]any {
 	self := roMap(cos)
 	uid := roStr(roMap(self["metadata"])["uid"])
-	out := map[string]any{"phase": "", "delete": []any{}, "release": []any{}, "done": true}
+	out := map[string]any{"phase": "", "delete": []any{}, "release": []any{}, "waiting": []any{}, "done": true}
 	objs := roList(objects)
 	byPhase := map[int64][]map[string]any{}
 	var order []int64
@@ -631,10 +632,14 @@ func Teardown(cos, objects, lists any) map[string]any {
 	}
 	sort.Slice(order, func(i, j int) bool { return order[i] > order[j] })
 	for _, pi := range order {
-		var del, rel []any
+		var del, rel, waiting []any
 		for _, obj := range byPhase[pi] {
 			live, ok := roFindLive(obj, lists)
 			if !ok {
+				continue
+			}
+			if roStr(roMap(live["metadata"])["deletionTimestamp"]) != "" {
+				waiting = append(waiting, roRef(live))
 				continue
 			}
 			var keep []any
@@ -660,8 +665,11 @@ func Teardown(cos, objects, lists any) map[string]any {
 				rel = append(rel, map[string]any{"ref": roRef(live), "ownerReferences": keep})
 			}
 		}
-		if del != nil || rel != nil {
+		if del != nil || rel != nil || waiting != nil {
 			out["phase"], out["done"] = names[pi], false
+			if waiting != nil {
+				out["waiting"] = waiting
+			}
 			if del != nil {
 				out["delete"] = del
 			}

@@ -190,7 +190,7 @@ machine "clusterobjectset" {
 
   transition "tear down" {
     from = ["*"]
-    when = "archived && !teardown.done && reason != 'TeardownError'"
+    when = "archived && size(teardown.delete) + size(teardown.release) > 0 && reason != 'TeardownError'"
     do "delete" {
       verb     = delete
       for_each = "teardown.delete"
@@ -219,6 +219,16 @@ machine "clusterobjectset" {
       reason = TeardownError
       after  = "param.retry_interval"
     }
+  }
+
+  # Objects being deleted (finalizers) are waited for: the state's recheck
+  # reads them again.
+  transition "wait for deletion" {
+    from    = ["*"]
+    when    = "archived && size(teardown.delete) + size(teardown.release) == 0 && size(teardown.waiting) > 0 && (reason != 'TearingDown' || message != 'phase ' + teardown.phase + ': waiting for the deletion of ' + teardown.waiting.map(r, r.kind + ' ' + r.name).join(', '))"
+    to      = TearingDown
+    reason  = TearingDown
+    message = "'phase ' + teardown.phase + ': waiting for the deletion of ' + teardown.waiting.map(r, r.kind + ' ' + r.name).join(', ')"
   }
 
   # A failed teardown step is tried again at the state's recheck.
