@@ -11,6 +11,8 @@
 #     resume` writes, here `kubectl annotate`) runs a paused operation
 #     again; it then completes, once.
 #   - A shutdown rests in ShutDown instead of Completed.
+#   - The annotation sim.ichor.maesh.dev/hold: "true" keeps an operation
+#     Pending (the executor's queue).
 machine "talos-operation-executor" {
   state_field = "phase"
 
@@ -52,6 +54,7 @@ machine "talos-operation-executor" {
 
   transition "start" {
     from   = [Pending]
+    when   = "annotations[?'sim.ichor.maesh.dev/hold'].orValue('') != 'true'"
     to     = Running
     reason = Running
     set    = { startTime = "now" }
