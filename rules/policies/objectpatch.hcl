@@ -325,143 +325,12 @@ machine "objectpatch" {
     set    = { retryCount = "0", nextDriftRetryTime = "null" }
   }
 
-  transition "apply merge patch" {
-    from = [Pending]
-    when = "drifted && plan.json == null"
-    do "preflight" {
-      verb    = patch
-      target  = "ref(target.object)"
-      body    = "plan.merge"
-      dry_run = true
-    }
-    do "patch" {
-      verb   = patch
-      target = "ref(target.object)"
-      body   = "plan.merge"
-      expect = "objpatch.satisfied(result, self.spec)"
-    }
-    to     = Applied
-    reason = Applied
-    set    = { retryCount = "0", lastAttemptTime = "now", lastAppliedTime = "now", nextDriftRetryTime = "null" }
-
-    on "preflight" "invalid" {
-      to     = Error
-      reason = PreflightRejected
-      set    = { lastAttemptTime = "now" }
-    }
-    on "patch" "invalid" {
-      to     = Error
-      reason = LivePatchRejected
-      set    = { lastAttemptTime = "now" }
-    }
-    on "patch" "not_retained" {
-      to      = Error
-      reason  = PatchNotApplied
-      message = "'the API server accepted the patch but the target does not hold its result'"
-      set     = { lastAttemptTime = "now" }
-    }
-    on "*" "not_found" {
-      to     = Pending
-      reason = TargetNotFound
-      set    = { lastAttemptTime = "now" }
-      after  = "param.requeue_interval"
-    }
-    on "*" "forbidden" {
-      to     = Error
-      reason = TargetAccessDenied
-      set    = { lastAttemptTime = "now" }
-    }
-    on "*" "unsupported" {
-      to     = Error
-      reason = UnsupportedTarget
-      set    = { lastAttemptTime = "now" }
-    }
-    on "*" "*" {
-      when   = "retries_exhausted"
-      to     = Error
-      reason = RetryLimitExceeded
-      set    = { lastAttemptTime = "now" }
-    }
-    on "*" "*" {
-      to     = Pending
-      reason = Retrying
-      set    = { lastAttemptTime = "now", retryCount = "retry_count + 1" }
-      after  = "backoff(param.retry_delay, retry_count, param.retry_delay_cap)"
-    }
-  }
-
-  transition "apply selector operations" {
-    from = [Pending]
-    when = "drifted && plan.merge == null"
-    do "preflight" {
-      verb    = patch
-      type    = json
-      target  = "ref(target.object)"
-      body    = "plan.json"
-      dry_run = true
-    }
-    do "patch" {
-      verb   = patch
-      type   = json
-      target = "ref(target.object)"
-      body   = "plan.json"
-      expect = "objpatch.satisfied(result, self.spec)"
-    }
-    to     = Applied
-    reason = Applied
-    set    = { retryCount = "0", lastAttemptTime = "now", lastAppliedTime = "now", nextDriftRetryTime = "null" }
-
-    on "preflight" "invalid" {
-      to     = Error
-      reason = PreflightRejected
-      set    = { lastAttemptTime = "now" }
-    }
-    on "patch" "invalid" {
-      to     = Error
-      reason = LivePatchRejected
-      set    = { lastAttemptTime = "now" }
-    }
-    on "patch" "not_retained" {
-      to      = Error
-      reason  = PatchNotApplied
-      message = "'the API server accepted the patch but the target does not hold its result'"
-      set     = { lastAttemptTime = "now" }
-    }
-    on "*" "not_found" {
-      to     = Pending
-      reason = TargetNotFound
-      set    = { lastAttemptTime = "now" }
-      after  = "param.requeue_interval"
-    }
-    on "*" "forbidden" {
-      to     = Error
-      reason = TargetAccessDenied
-      set    = { lastAttemptTime = "now" }
-    }
-    on "*" "unsupported" {
-      to     = Error
-      reason = UnsupportedTarget
-      set    = { lastAttemptTime = "now" }
-    }
-    on "*" "*" {
-      when   = "retries_exhausted"
-      to     = Error
-      reason = RetryLimitExceeded
-      set    = { lastAttemptTime = "now" }
-    }
-    on "*" "*" {
-      to     = Pending
-      reason = Retrying
-      set    = { lastAttemptTime = "now", retryCount = "retry_count + 1" }
-      after  = "backoff(param.retry_delay, retry_count, param.retry_delay_cap)"
-    }
-  }
-
-  # Merge patch first, then the selector operations. The operations are
-  # planned on the merged object, so they cannot be dry-run on the live
-  # target before the merge: the preflight dry-runs the whole planned result
-  # as one merge patch instead.
-  transition "apply merge patch and selector operations" {
+  # Merge patch first, then the selector operations, each sent only when
+  # the plan has it. The operations are planned on the merged object, so
+  # they cannot be dry-run on the live target before the merge: the
+  # preflight dry-runs the whole planned result as one merge patch. Only the
+  # last write is checked for retention.
+  transition "apply" {
     from = [Pending]
     when = "drifted"
     do "preflight" {
@@ -472,11 +341,14 @@ machine "objectpatch" {
     }
     do "patch" {
       verb   = patch
+      when   = "plan.merge != null"
       target = "ref(target.object)"
       body   = "plan.merge"
+      expect = "plan.json != null || objpatch.satisfied(result, self.spec)"
     }
     do "patch_ops" {
       verb   = patch
+      when   = "plan.json != null"
       type   = json
       target = "ref(target.object)"
       body   = "plan.json"
@@ -491,17 +363,12 @@ machine "objectpatch" {
       reason = PreflightRejected
       set    = { lastAttemptTime = "now" }
     }
-    on "patch" "invalid" {
+    on "*" "invalid" {
       to     = Error
       reason = LivePatchRejected
       set    = { lastAttemptTime = "now" }
     }
-    on "patch_ops" "invalid" {
-      to     = Error
-      reason = LivePatchRejected
-      set    = { lastAttemptTime = "now" }
-    }
-    on "patch_ops" "not_retained" {
+    on "*" "not_retained" {
       to      = Error
       reason  = PatchNotApplied
       message = "'the API server accepted the patch but the target does not hold its result'"
