@@ -40,7 +40,7 @@ type Cache struct {
 	// directly, and no informer is started for them again.
 	unwatchable map[schema.GroupVersionKind]bool
 	written     map[adapters.Ref]written
-	onChange  func(kind schema.GroupVersionKind, old, obj *unstructured.Unstructured)
+	onChange    func(kind schema.GroupVersionKind, old, obj *unstructured.Unstructured)
 }
 
 type kindInformer struct {
@@ -66,7 +66,7 @@ func NewCache(client *kube.Client, resync time.Duration, now func() time.Time,
 		informers:   map[schema.GroupVersionKind]*kindInformer{},
 		unwatchable: map[schema.GroupVersionKind]bool{},
 		written:     map[adapters.Ref]written{},
-		onChange:  onChange,
+		onChange:    onChange,
 	}
 }
 
