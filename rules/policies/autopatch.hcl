@@ -177,6 +177,9 @@ machine "autopatch" {
   let "halting" {
     value = "auto_ops.filter(o, o.?status.?phase.orValue('') == 'Paused' && o.metadata.namespace + '/' + o.metadata.name != acknowledged && !manual_done.exists(m, m.metadata.namespace == o.metadata.namespace && m.spec.cluster == o.spec.cluster && timestamp(m.metadata.creationTimestamp) > timestamp(o.metadata.creationTimestamp)))"
   }
+  let "halt_message" {
+    value = "'automatic operation ' + halting[0].metadata.namespace + '/' + halting[0].metadata.name + ' is paused: ' + halting[0].?status.?failureReason.orValue(halting[0].?status.?reason.orValue('paused'))"
+  }
   let "halted_name" {
     value = "status.?autoPatch.?haltedOperation.orValue('')"
   }
@@ -395,20 +398,45 @@ machine "autopatch" {
       set = { effective = "effective" }
     }
   }
-  transition "report settings (halted)" {
+  # In Halted the reason and message stay those of the halt.
+  transition "report settings (halted on a paused operation)" {
     from = [Halted]
-    when = "status.?effective.orValue({}) != effective"
+    when = "status.?effective.orValue({}) != effective && status.?autoPatch.?haltCause.orValue('') == 'Paused'"
     do "event" {
       verb     = create
       for_each = "has(status.effective) ? [dyn(int(now))] : []"
       target   = "{'apiVersion': 'events.k8s.io/v1', 'kind': 'Event', 'namespace': ref(self).namespace, 'name': self.metadata.name + '.settingschanged.' + string(item)}"
       body     = "{'apiVersion': 'events.k8s.io/v1', 'kind': 'Event', 'metadata': {'name': self.metadata.name + '.settingschanged.' + string(item), 'namespace': ref(self).namespace}, 'regarding': {'apiVersion': self.apiVersion, 'kind': self.kind, 'namespace': ref(self).namespace, 'name': self.metadata.name}, 'type': 'Normal', 'reason': 'SettingsChanged', 'action': 'Configure', 'note': 'auto-patch: ' + string(enabled) + ', components: ' + components.join(',') + ', window: ' + (window == '' ? 'any time' : window), 'eventTime': string(now), 'reportingController': 'ichor.maesh.dev/auto-patch', 'reportingInstance': 'statecraft'}"
     }
-    to  = Halted
-    set = { effective = "effective" }
+    to      = Halted
+    reason  = AutoPatchHalted
+    message = "status.?message.orValue('')"
+    set     = { effective = "effective" }
     on "event" "*" {
-      to  = Halted
-      set = { effective = "effective" }
+      to      = Halted
+      reason  = AutoPatchHalted
+      message = "status.?message.orValue('')"
+      set     = { effective = "effective" }
+    }
+  }
+  transition "report settings (halted on a half-start)" {
+    from = [Halted]
+    when = "status.?effective.orValue({}) != effective && status.?autoPatch.?haltCause.orValue('') != 'Paused'"
+    do "event" {
+      verb     = create
+      for_each = "has(status.effective) ? [dyn(int(now))] : []"
+      target   = "{'apiVersion': 'events.k8s.io/v1', 'kind': 'Event', 'namespace': ref(self).namespace, 'name': self.metadata.name + '.settingschanged.' + string(item)}"
+      body     = "{'apiVersion': 'events.k8s.io/v1', 'kind': 'Event', 'metadata': {'name': self.metadata.name + '.settingschanged.' + string(item), 'namespace': ref(self).namespace}, 'regarding': {'apiVersion': self.apiVersion, 'kind': self.kind, 'namespace': ref(self).namespace, 'name': self.metadata.name}, 'type': 'Normal', 'reason': 'SettingsChanged', 'action': 'Configure', 'note': 'auto-patch: ' + string(enabled) + ', components: ' + components.join(',') + ', window: ' + (window == '' ? 'any time' : window), 'eventTime': string(now), 'reportingController': 'ichor.maesh.dev/auto-patch', 'reportingInstance': 'statecraft'}"
+    }
+    to      = Halted
+    reason  = OperationNotCreated
+    message = "status.?message.orValue('')"
+    set     = { effective = "effective" }
+    on "event" "*" {
+      to      = Halted
+      reason  = OperationNotCreated
+      message = "status.?message.orValue('')"
+      set     = { effective = "effective" }
     }
   }
 
@@ -437,23 +465,43 @@ machine "autopatch" {
 
   # A paused automatic operation halts everything, on every cluster.
   transition "halt" {
-    from    = [Active]
-    when    = "size(halting) > 0"
+    from = [Active]
+    when = "size(halting) > 0"
+    do "event" {
+      verb   = create
+      target = "{'apiVersion': 'events.k8s.io/v1', 'kind': 'Event', 'namespace': ref(self).namespace, 'name': self.metadata.name + '.autopatchhalted.' + halting[0].metadata.namespace + '.' + halting[0].metadata.name}"
+      body   = "{'apiVersion': 'events.k8s.io/v1', 'kind': 'Event', 'metadata': {'name': self.metadata.name + '.autopatchhalted.' + halting[0].metadata.namespace + '.' + halting[0].metadata.name, 'namespace': ref(self).namespace}, 'regarding': {'apiVersion': self.apiVersion, 'kind': self.kind, 'namespace': ref(self).namespace, 'name': self.metadata.name}, 'related': {'apiVersion': 'ichor.maesh.dev/v1alpha1', 'kind': 'TalosOperation', 'namespace': halting[0].metadata.namespace, 'name': halting[0].metadata.name}, 'type': 'Warning', 'reason': 'AutoPatchHalted', 'action': 'Halt', 'note': halt_message, 'eventTime': string(now), 'reportingController': 'ichor.maesh.dev/auto-patch', 'reportingInstance': 'statecraft'}"
+    }
     to      = Halted
     reason  = AutoPatchHalted
-    message = "'automatic operation ' + halting[0].metadata.namespace + '/' + halting[0].metadata.name + ' is paused: ' + halting[0].?status.?failureReason.orValue(halting[0].?status.?reason.orValue('paused'))"
+    message = "halt_message"
     set = {
       "autoPatch.haltedOperation" = "halting[0].metadata.namespace + '/' + halting[0].metadata.name"
       "autoPatch.haltCause"       = "'Paused'"
       "autoPatch.haltedCluster"   = "halting[0].metadata.namespace + '/' + halting[0].spec.cluster"
       "autoPatch.haltedSince"     = "halting[0].metadata.creationTimestamp"
-      "autoPatch.announced"       = "null"
+      "autoPatch.announced"       = "halting[0].metadata.namespace + '/' + halting[0].metadata.name"
       "autoPatch.blocked"         = "null"
+    }
+    on "event" "*" {
+      to      = Halted
+      reason  = AutoPatchHalted
+      message = "halt_message"
+      set = {
+        "autoPatch.haltedOperation" = "halting[0].metadata.namespace + '/' + halting[0].metadata.name"
+        "autoPatch.haltCause"       = "'Paused'"
+        "autoPatch.haltedCluster"   = "halting[0].metadata.namespace + '/' + halting[0].spec.cluster"
+        "autoPatch.haltedSince"     = "halting[0].metadata.creationTimestamp"
+        "autoPatch.announced"       = "halting[0].metadata.namespace + '/' + halting[0].metadata.name"
+        "autoPatch.blocked"         = "null"
+      }
     }
   }
 
   # ---- Halted: announce once, then wait for one of the four ends. ----
 
+  # A halt entered from Creating (the operation could not be created) is
+  # announced here; a halt on a paused operation announces itself.
   transition "announce halt" {
     from = [Halted]
     when = "status.?autoPatch.?announced.orValue('') != halted_name"
@@ -462,11 +510,15 @@ machine "autopatch" {
       target = "{'apiVersion': 'events.k8s.io/v1', 'kind': 'Event', 'namespace': ref(self).namespace, 'name': self.metadata.name + '.autopatchhalted.' + halted_name.replace('/', '.')}"
       body   = "{'apiVersion': 'events.k8s.io/v1', 'kind': 'Event', 'metadata': {'name': self.metadata.name + '.autopatchhalted.' + halted_name.replace('/', '.'), 'namespace': ref(self).namespace}, 'regarding': {'apiVersion': self.apiVersion, 'kind': self.kind, 'namespace': ref(self).namespace, 'name': self.metadata.name}, 'type': 'Warning', 'reason': 'AutoPatchHalted', 'action': 'Halt', 'note': status.?message.orValue(''), 'eventTime': string(now), 'reportingController': 'ichor.maesh.dev/auto-patch', 'reportingInstance': 'statecraft'}"
     }
-    to  = Halted
-    set = { "autoPatch.announced" = "halted_name" }
+    to      = Halted
+    reason  = OperationNotCreated
+    message = "status.?message.orValue('')"
+    set     = { "autoPatch.announced" = "halted_name" }
     on "event" "*" {
-      to  = Halted
-      set = { "autoPatch.announced" = "halted_name" }
+      to      = Halted
+      reason  = OperationNotCreated
+      message = "status.?message.orValue('')"
+      set     = { "autoPatch.announced" = "halted_name" }
     }
   }
   transition "halt acknowledged" {
