@@ -16,6 +16,9 @@ type Cluster interface {
 	TakeRecords() []sim.Record
 	// Object reads an object directly, outside the request log.
 	Object(ref adapters.Ref) (map[string]any, bool)
+	// Objects lists the objects of a kind directly, sorted by namespace
+	// then name, outside the request log.
+	Objects(apiVersion, kind string) []map[string]any
 	// Apply stages an object before the scenario starts.
 	Apply(obj map[string]any) error
 	// RegisterKind makes a machine's kind servable (a no-op where CRDs are

@@ -47,6 +47,10 @@ type Event struct {
 	Staging *Staging
 	Create  []map[string]any
 	Delete  []Target
+	// Restart stops the engine and starts a new one: pending wake-ups are
+	// lost and every driven object is reconciled from its status, as after
+	// a real restart's initial list.
+	Restart bool
 	// Propagation is the deletion propagation policy of Delete
 	// ("Background" when empty, "Foreground" or "Orphan").
 	Propagation string
@@ -112,7 +116,7 @@ var scenarioSchema = &hcl.BodySchema{
 var ruleSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "params"}}}
 
 var eventSchema = &hcl.BodySchema{
-	Attributes: append([]hcl.AttributeSchema{{Name: "create"}, {Name: "delete"}, {Name: "from"}, {Name: "until"}, {Name: "as"}, {Name: "propagation"}}, stagingAttrs...),
+	Attributes: append([]hcl.AttributeSchema{{Name: "create"}, {Name: "delete"}, {Name: "from"}, {Name: "until"}, {Name: "as"}, {Name: "propagation"}, {Name: "restart"}}, stagingAttrs...),
 	Blocks:     append([]hcl.BlockHeaderSchema{{Type: "patch", LabelNames: []string{"object"}}}, stagingBlocks...),
 }
 
@@ -292,6 +296,11 @@ func (s *Scenario) event(b *hcl.Block) (*Event, hcl.Diagnostics) {
 		if p := e.Propagation; p != "Background" && p != "Foreground" && p != "Orphan" {
 			diags = append(diags, exprDiag(a.Expr, "Invalid propagation", "A deletion propagation policy is Background, Foreground or Orphan."))
 		}
+	}
+	if a, ok := body.Attributes["restart"]; ok {
+		v, d := a.Expr.Value(nil)
+		diags = append(diags, d...)
+		e.Restart = !d.HasErrors() && v.Type() == cty.Bool && v.True()
 	}
 	e.Staging, d = decodeStaging(body)
 	diags = append(diags, d...)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -63,6 +64,10 @@ type Options struct {
 	Cluster func(clock *sim.Clock) (Cluster, error)
 	// DiscardTrace keeps no trace (for long runs measured by benchmarks).
 	DiscardTrace bool
+	// Steps, when set, also receives every step the engine takes (its
+	// snapshot and decision), every transition and every problem: for
+	// explanations (sim --why) and coverage (test --cover).
+	Steps engine.StepTracer
 }
 
 // Compile loads and compiles the rule files a scenario names: shipped
@@ -401,7 +406,10 @@ func requestText(rec sim.Record) string {
 }
 
 // Transition implements engine.Tracer.
-func (r *runner) Transition(_ time.Time, obj adapters.Ref, res *engine.Result) {
+func (r *runner) Transition(now time.Time, obj adapters.Ref, res *engine.Result) {
+	if r.opts.Steps != nil {
+		r.opts.Steps.Transition(now, obj, res)
+	}
 	r.flush(true)
 	text := fmt.Sprintf("%s: %s → %s by %q", obj, res.From, res.To, res.Transition)
 	if res.Reason != "" {
@@ -416,8 +424,18 @@ func (r *runner) Transition(_ time.Time, obj adapters.Ref, res *engine.Result) {
 	r.add("transition", obj.String(), text)
 }
 
+// Step implements engine.StepTracer, forwarding to Options.Steps.
+func (r *runner) Step(now time.Time, obj adapters.Ref, m *fsm.Machine, snap engine.Snapshot, d *engine.Decision) {
+	if r.opts.Steps != nil {
+		r.opts.Steps.Step(now, obj, m, snap, d)
+	}
+}
+
 // Problem implements engine.Tracer.
-func (r *runner) Problem(_ time.Time, obj adapters.Ref, p *engine.Problem) {
+func (r *runner) Problem(now time.Time, obj adapters.Ref, p *engine.Problem) {
+	if r.opts.Steps != nil {
+		r.opts.Steps.Problem(now, obj, p)
+	}
 	r.flush(true)
 	r.add("problem", obj.String(), fmt.Sprintf("%s: problem %s: %s", obj, p.Reason, p.Message))
 }
@@ -440,6 +458,30 @@ func (r *runner) reconcile(ctx context.Context, ref adapters.Ref) error {
 	return nil
 }
 
+// restart forgets every pending wake-up and reconciles every driven object
+// now, in order, as a new engine process would after its initial list.
+func (r *runner) restart() {
+	r.add("world", "", "world: engine restarted: wake-ups forgotten, every object reconciled from its status")
+	for ref := range r.wakeGen {
+		r.wakeGen[ref]++ // every queued reconcile is now stale
+	}
+	keys := make([]string, 0, len(r.machines))
+	for k := range r.machines {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		for _, res := range r.machines[k].Resources {
+			if res.APIVersion+"/"+res.Kind != k {
+				continue
+			}
+			for _, obj := range r.cluster.Objects(res.APIVersion, res.Kind) {
+				r.schedule(sim.RefOf(obj), r.clock.Now())
+			}
+		}
+	}
+}
+
 func (r *runner) target(t Target) (adapters.Ref, error) {
 	av, ok := r.kinds[t.Kind]
 	if !ok {
@@ -455,6 +497,9 @@ func (r *runner) world(ctx context.Context, e *Event) {
 	who := e.As
 	if who == "" {
 		who = "scenario"
+	}
+	if e.Restart {
+		r.restart()
 	}
 	if e.Staging != nil {
 		stage(r.cluster, e.Staging) // Run checked the cluster can

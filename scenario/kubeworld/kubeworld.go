@@ -71,6 +71,12 @@ func (w *World) Object(ref adapters.Ref) (map[string]any, bool) {
 	return res.Object, res.Outcome == adapters.OK
 }
 
+// Objects lists the objects of a kind from the server without logging.
+func (w *World) Objects(apiVersion, kind string) []map[string]any {
+	res := w.api.Do(context.Background(), adapters.Request{Verb: adapters.List, Ref: adapters.Ref{APIVersion: apiVersion, Kind: kind}})
+	return res.Items
+}
+
 // Apply creates a starting object (its status, if any, through the status
 // subresource), without logging.
 func (w *World) Apply(obj map[string]any) error {
