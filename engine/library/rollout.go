@@ -455,7 +455,12 @@ func roOwnerRef(cos map[string]any, controller bool) map[string]any {
 //     revision leaves it alone);
 //   - "collision": anything else.
 //
-// It returns {phases, active, apply, collisions, probeFailures, complete}:
+// Progressed objects do not hold a phase back; they are listed in
+// progressed (the rule file decides what a revision whose objects moved on
+// is).
+//
+// It returns {phases, active, apply, collisions, probeFailures, progressed,
+// complete}:
 // phases is [{name, complete, objects: [{ref, relation, ready, inSync,
 // message}]}]; active is the index of the first incomplete phase (the
 // number of phases when all are complete); apply the manifests (with this
@@ -479,6 +484,7 @@ func Plan(cos, objects, lists any) map[string]any {
 	}
 	var phases []*phase
 	byIndex := map[int64]*phase{}
+	progressed := []any{}
 	for _, o := range roList(objects) {
 		om := roMap(o)
 		pi := roInt(om["phaseIndex"])
@@ -556,6 +562,7 @@ func Plan(cos, objects, lists any) map[string]any {
 			ph.complete = false
 			ph.coll = append(ph.coll, msg)
 		case relation == "progressed":
+			progressed = append(progressed, msg)
 		case !inSync:
 			ph.complete = false
 			ph.apply = append(ph.apply, desired)
@@ -564,7 +571,7 @@ func Plan(cos, objects, lists any) map[string]any {
 			ph.fail = append(ph.fail, fmt.Sprintf("%s %s: %s", desired["kind"], roDescribe(desired), probeMsg))
 		}
 	}
-	out := map[string]any{"phases": []any{}, "active": int64(len(phases)), "activeName": "", "apply": []any{}, "collisions": []any{}, "probeFailures": []any{}, "complete": true}
+	out := map[string]any{"phases": []any{}, "active": int64(len(phases)), "activeName": "", "apply": []any{}, "collisions": []any{}, "probeFailures": []any{}, "progressed": progressed, "complete": true}
 	var list []any
 	found := false
 	for i, ph := range phases {

@@ -74,6 +74,22 @@ func TestTemplateHash(t *testing.T) {
 	if TemplateHash(two("a", "b")) == TemplateHash(two("b", "a")) {
 		t.Error("phase order must change the hash")
 	}
+	// Secret references and probes are part of the template too (COD-32).
+	withSpec := func(k string, v any) map[string]any {
+		c := template("A")
+		c["spec"].(map[string]any)[k] = v
+		return c
+	}
+	if TemplateHash(withSpec("progressionProbes", []any{map[string]any{"selector": map[string]any{"type": "Label"}}})) == TemplateHash(a) {
+		t.Error("a probe edit must change the hash")
+	}
+	ref := func(key string) map[string]any {
+		return map[string]any{"phases": []any{map[string]any{"name": "p", "objects": []any{
+			map[string]any{"type": "SecretRef", "secretRef": map[string]any{"name": "s", "namespace": "n", "key": key}}}}}}
+	}
+	if TemplateHash(map[string]any{"spec": ref("a")}) == TemplateHash(map[string]any{"spec": ref("b")}) {
+		t.Error("a Secret reference edit must change the hash")
+	}
 	if got := celEval(t, "rollout.templateHash(x)", map[string]any{"x": a}); got != TemplateHash(a) {
 		t.Errorf("CEL rollout.templateHash = %v", got)
 	}

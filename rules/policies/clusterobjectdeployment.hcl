@@ -327,8 +327,32 @@ machine "clusterobjectdeployment" {
     message = "'retrying after: ' + status.?message.orValue('')"
   }
 
+  # Pruning keeps the state: a resting Progressed COD stays Progressed.
   transition "prune history" {
-    from = ["*"]
+    from = [Progressed]
+    when = "size(prunable) > 0 && status.?reason.orValue('') != 'PruneFailed'"
+    do "prune" {
+      verb     = delete
+      for_each = "prunable"
+      target   = "ref(item)"
+    }
+    to      = Progressed
+    reason  = RevisionsPruned
+    message = "'pruned ' + prunable.map(s, s.metadata.name).join(', ') + ' (revisionHistoryLimit ' + string(param.revision_history_limit) + ')'"
+
+    on "prune" "not_found" {
+      to     = Progressed
+      reason = RevisionsPruned
+    }
+    on "*" "*" {
+      to     = Progressing
+      reason = PruneFailed
+      after  = "param.retry_interval"
+    }
+  }
+
+  transition "prune history while rolling out" {
+    from = [Progressing, RevisionPreconditionsNotMet, ProgressDeadlineExceeded, InvalidSpecification, OwnerConflict, UnmanagedRevision, RevisionObjectCollision, RevisionInvalidSpecification, RevisionNumberExhausted]
     when = "size(prunable) > 0 && status.?reason.orValue('') != 'PruneFailed'"
     do "prune" {
       verb     = delete

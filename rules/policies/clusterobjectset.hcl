@@ -15,7 +15,8 @@
 # PreconditionsNotMet; the other reasons follow operator-controller PR #2503
 # and the COD's Revision* reasons, which the COD derives from them):
 #   Ready (True), RollingOut, PreconditionsNotMet, ObjectCollision,
-#   InvalidSpecification, TearingDown, TeardownError, Archived (all False).
+#   InvalidSpecification, Superseded, TearingDown, TeardownError, Archived
+#   (all False).
 #
 # Engine gap worked around: an observation reads one object or one kind by
 # label selector, never a computed list of references. The objects of a
@@ -340,11 +341,23 @@ machine "clusterobjectset" {
     set     = { activePhase = "plan.activeName" }
   }
 
+  # Objects a newer revision of the group took over before this revision
+  # ever completed: it cannot complete any more (orb's Superseded). It waits
+  # to be archived, not Ready.
+  transition "superseded" {
+    from    = ["*"]
+    when    = "!archived && resolved.errorKind == '' && plan.complete && size(plan.progressed) > 0 && !has(status.completedAt) && reason != 'Superseded'"
+    to      = RollingOut
+    reason  = Superseded
+    message = "plan.progressed.join('; ')"
+  }
+
   # Every phase complete: Ready; completedAt is recorded the first time and
-  # never changed (completion is historical).
+  # never changed (completion is historical). A revision that completed
+  # stays Ready when a newer revision takes its objects over.
   transition "complete" {
     from    = ["*"]
-    when    = "!archived && resolved.errorKind == '' && plan.complete && reason != 'Ready'"
+    when    = "!archived && resolved.errorKind == '' && plan.complete && (size(plan.progressed) == 0 || has(status.completedAt)) && reason != 'Ready'"
     to      = Ready
     reason  = Ready
     message = "'all ' + string(size(plan.phases)) + ' phase(s) complete'"
