@@ -67,6 +67,7 @@ func Reconcile(ctx context.Context, m *fsm.Machine, api adapters.API, ref adapte
 	// request (its own writes excepted, see written).
 	seen := map[Read]Observation{}
 	steps := 0
+	stepTr, _ := tr.(StepTracer)
 	for {
 		if steps == m.MaxSteps {
 			rep.Problem = &Problem{Reason: MicroStepLimitReason, Message: fmt.Sprintf("%d transitions fired in one reconcile without coming to rest; the machine may loop", m.MaxSteps)}
@@ -74,6 +75,9 @@ func Reconcile(ctx context.Context, m *fsm.Machine, api adapters.API, ref adapte
 		}
 		snap := Snapshot{Object: obj, Now: now, Observations: observe(ctx, m, api, obj, now, written, seen)}
 		d := Step(m, snap)
+		if stepTr != nil {
+			stepTr.Step(now, ref, m, snap, d)
+		}
 		if d.Problem != nil {
 			rep.Problem = d.Problem
 			break

@@ -400,7 +400,7 @@ func (c *compiler) program(env *cel.Env, e *rules.Expr, want *cel.Type) *Program
 		c.errf(e.Range, "Invalid expression", "%v", err)
 		return nil
 	}
-	p := &Program{Expr: e, Out: out, prg: prg}
+	p := &Program{Expr: e, Out: out, prg: prg, env: env, ast: ast}
 	if est, err := env.EstimateCost(ast, costEstimator); err == nil {
 		p.Cost = est
 	}

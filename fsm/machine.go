@@ -104,6 +104,12 @@ type Program struct {
 	// units); Max is math.MaxUint64 when an input's size is unbounded.
 	Cost checker.CostEstimate
 	prg  cel.Program
+
+	// env and ast rebuild a state-tracking variant on demand (why.go);
+	// the normal program above never tracks.
+	env     *cel.Env
+	ast     *cel.Ast
+	tracked tracking
 }
 
 // Programs lists every expression of the machine in declaration order.

@@ -74,13 +74,18 @@ func RenderTrace(lines []Line) []byte {
 // Check runs one scenario and compares its trace with its golden file,
 // rewriting the golden file instead when update is true.
 func Check(ctx context.Context, path string, update bool) Outcome {
+	return CheckWith(ctx, path, update, Options{})
+}
+
+// CheckWith is Check with run options (a step tracer for coverage, say).
+func CheckWith(ctx context.Context, path string, update bool, opts Options) Outcome {
 	o := Outcome{Path: path}
 	s, diags := Load(path)
 	if !diags.HasErrors() {
 		ms, d := Compile(s)
 		diags = append(diags, d...)
 		if !diags.HasErrors() {
-			res, err := Run(ctx, s, ms, Options{})
+			res, err := Run(ctx, s, ms, opts)
 			if err != nil {
 				o.Problems = append(o.Problems, err.Error())
 				return o

@@ -190,6 +190,7 @@ func explainCmd(stdout, stderr io.Writer) *cobra.Command {
 
 func simCmd(stdout, stderr io.Writer) *cobra.Command {
 	var until, object, format string
+	var why bool
 	cmd := &cobra.Command{
 		Use:   "sim SCENARIO",
 		Short: "Run a scenario on the simulated cluster and print its trace",
@@ -202,6 +203,10 @@ func simCmd(stdout, stderr io.Writer) *cobra.Command {
 					return fmt.Errorf("--until: %v", err)
 				}
 				opts.Until = d
+			}
+			wc := &whyCollector{}
+			if why {
+				opts.Steps = wc
 			}
 			res, diags := runScenario(args[0], opts)
 			if diags.HasErrors() {
@@ -223,6 +228,9 @@ func simCmd(stdout, stderr io.Writer) *cobra.Command {
 				for _, l := range lines {
 					enc.Encode(l)
 				}
+			} else if why {
+				s, _ := scenario.Load(args[0])
+				writeWhy(stdout, lines, wc.steps, s.Start, object)
 			} else {
 				for _, l := range lines {
 					fmt.Fprintln(stdout, l)
@@ -240,6 +248,7 @@ func simCmd(stdout, stderr io.Writer) *cobra.Command {
 	cmd.Flags().StringVar(&until, "until", "", "stop after this much virtual time (e.g. 2h)")
 	cmd.Flags().StringVar(&object, "object", "", "show only lines about this object (Kind/namespace/name)")
 	cmd.Flags().StringVar(&format, "format", "text", "output format: text or json (one object per line)")
+	cmd.Flags().BoolVar(&why, "why", false, "under each transition, the values of its guard's clauses and why the earlier candidates did not fire; explain steps where nothing fired")
 	return cmd
 }
 
@@ -261,7 +270,8 @@ func runScenario(path string, opts scenario.Options) (*scenario.Result, hcl.Diag
 }
 
 func testCmd(stdout, stderr io.Writer) *cobra.Command {
-	var update bool
+	var update, cover bool
+	var coverMin float64
 	cmd := &cobra.Command{
 		Use:   "test DIR...",
 		Short: "Run every scenario below the folders against its golden trace and expectations",
@@ -272,8 +282,13 @@ func testCmd(stdout, stderr io.Writer) *cobra.Command {
 				return err
 			}
 			passed, failed := 0, 0
+			cov := newCoverage()
+			var opts scenario.Options
+			if cover || coverMin > 0 {
+				opts.Steps = &coverTracer{c: cov}
+			}
 			for _, p := range paths {
-				o := scenario.Check(context.Background(), p, update)
+				o := scenario.CheckWith(context.Background(), p, update, opts)
 				if o.Passed {
 					passed++
 					fmt.Fprintf(stdout, "ok    %s\n", p)
@@ -286,6 +301,13 @@ func testCmd(stdout, stderr io.Writer) *cobra.Command {
 				}
 			}
 			fmt.Fprintf(stdout, "%d passed, %d failed\n", passed, failed)
+			if opts.Steps != nil {
+				low := cov.write(stdout)
+				if coverMin > 0 && low < coverMin {
+					fmt.Fprintf(stdout, "coverage %.1f%% is below --cover-min %.1f%%\n", low, coverMin)
+					return ExitError{1}
+				}
+			}
 			if failed > 0 {
 				return ExitError{1}
 			}
@@ -293,5 +315,7 @@ func testCmd(stdout, stderr io.Writer) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&update, "update", false, "rewrite golden traces from this run")
+	cmd.Flags().BoolVar(&cover, "cover", false, "print state, transition, outcome-route and guard-clause coverage per machine")
+	cmd.Flags().Float64Var(&coverMin, "cover-min", 0, "with --cover: exit 1 when any coverage measure of any machine is below this percentage")
 	return cmd
 }

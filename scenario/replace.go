@@ -1,0 +1,48 @@
+package scenario
+
+import (
+	"path/filepath"
+
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/statecraft/statecraft/fsm"
+	"github.com/statecraft/statecraft/rules"
+)
+
+// Replacer returns the rule file to load instead of the one a scenario
+// names (ref as the scenario writes it, loaded its loaded form), or nil to
+// keep it. It must return a fresh File on every call: param overrides
+// change the File they are applied to.
+type Replacer func(ref string, loaded *rules.File) (*rules.File, hcl.Diagnostics)
+
+// CompileWith is Compile with some rule files replaced: it runs a scenario
+// under another version of a rule file (statecraft diff).
+func CompileWith(s *Scenario, replace Replacer) ([]*fsm.Machine, hcl.Diagnostics) {
+	if replace == nil {
+		return Compile(s)
+	}
+	var files []*rules.File
+	var diags hcl.Diagnostics
+	for _, r := range s.Rules {
+		ref := r
+		if p := filepath.Join(s.Dir, r); fileExists(p) {
+			ref = p
+		}
+		f, d := rules.LoadRef(ref)
+		diags = append(diags, d...)
+		if f != nil {
+			nf, d := replace(r, f)
+			diags = append(diags, d...)
+			if nf != nil {
+				f = nf
+			}
+			diags = append(diags, overrideParams(f, s.Params[r], s.DeclRange)...)
+			files = append(files, f)
+		}
+	}
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	ms, d := fsm.Compile(files...)
+	return ms, append(diags, d...)
+}
