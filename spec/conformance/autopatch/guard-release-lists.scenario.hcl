@@ -1,9 +1,8 @@
-# AP-30 AP-37 AP-88 (guard 4): the release lists must exist and be younger
+# AP-30 AP-88 (guard 4): the release lists must exist and be younger
 # than 48 hours. Checked exactly 48 hours ago: stale, nothing starts. The
 # release check runs at 10m (its status write): Talos starts. The check is
 # turned off at 15m and clears status.upgradeTargets: when the Talos
-# operation completes at 20m the Kubernetes patch does not start. The
-# patcher itself never writes upgradeTargets: only the check does.
+# operation completes at 20m the Kubernetes patch does not start.
 scenario "guard 4: release lists present and fresh" {
   rules   = ["autopatch", "executor.hcl"]
   run_for = "30m"

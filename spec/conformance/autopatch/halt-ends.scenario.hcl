@@ -2,7 +2,8 @@
 # operation fails at 2m; a person deletes it at 9m30s: the halt ends at the
 # next tick and the Kubernetes patch (the next component) starts. It fails
 # at 12m: halted again. A manual CNI operation on another cluster (edge)
-# completes at 15m: that clears nothing. A manual Kubernetes upgrade of
+# completes at 15m, a manual reboot of prod (not an upgrade) at 17m: they
+# clear nothing. A manual Kubernetes upgrade of
 # prod, started at 20m, completes at 25m: the halt ends.
 scenario "halt ends by deletion and by a later manual upgrade" {
   rules   = ["autopatch", "executor.hcl"]
@@ -26,6 +27,10 @@ scenario "halt ends by deletion and by a later manual upgrade" {
   at "14m" {
     as     = "alice"
     create = ["edge-manual-cni.yaml"]
+  }
+  at "16m" {
+    as     = "alice"
+    create = ["prod-manual-reboot.yaml"]
   }
   at "20m" {
     as     = "alice"
@@ -52,8 +57,13 @@ scenario "halt ends by deletion and by a later manual upgrade" {
     fields = { "status.phase" = "Completed" }
   }
   expect "19m" {
+    object = "TalosOperation/fleet/prod-manual-reboot"
+    fields = { "status.phase" = "Completed" }
+  }
+  expect "19m" {
     object = "IchorInstallation/ichor-system/ichor"
     state  = "Halted"
+    fields = { "status.autoPatch.haltedOperation" = "fleet/prod-autopatch-kubernetes-v1-32-6" }
   }
   expect "24m" {
     object = "IchorInstallation/ichor-system/ichor"

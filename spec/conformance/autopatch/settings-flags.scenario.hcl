@@ -3,10 +3,12 @@
 # field by field: enabled and components are unset in spec (the flags
 # hold: on, kubernetes only), window is set (02:00-05:00 wins over the
 # flag's 22:00-02:00). Outside the window nothing starts; at 02:00 the
-# Kubernetes patch starts and Talos, not selected, never does.
+# Kubernetes patch starts and Talos, not selected, never does. At 3h an
+# empty window is written (what a form's cleared field writes): the flag's
+# window applies again.
 scenario "flags, and spec.autoPatch field by field over them" {
   rules   = ["executor.hcl"]
-  run_for = "3h"
+  run_for = "3h1m"
   objects = ["namespaces.yaml", "../../crds/ichor.maesh.dev_talosclusters.yaml", "../../crds/ichor.maesh.dev_talosoperations.yaml", "installation-window.yaml", "prod.yaml"]
 
   rule "autopatch" {
@@ -14,6 +16,13 @@ scenario "flags, and spec.autoPatch field by field over them" {
       auto_patch            = true
       auto_patch_components = "kubernetes"
       auto_patch_window     = "22:00-02:00"
+    }
+  }
+
+  at "3h" {
+    as = "alice"
+    patch "IchorInstallation/ichor-system/ichor" {
+      merge = { spec = { autoPatch = { window = "" } } }
     }
   }
 
@@ -40,17 +49,22 @@ scenario "flags, and spec.autoPatch field by field over them" {
       "spec.kubernetesVersion" = "v1.32.6"
     }
   }
-  expect "3h" {
+  expect "2h59m" {
     object = "IchorInstallation/ichor-system/ichor"
     reason = "NoCandidate"
     fields = { "status.autoPatch.lastOperation" = "fleet/prod-autopatch-kubernetes-v1-32-6" }
   }
-  expect "3h" {
+  expect "2h59m" {
     writes {
       verb    = "create"
       kind    = "TalosOperation"
       dry_run = false
       count   = 1
     }
+  }
+  expect "3h1m" {
+    object = "IchorInstallation/ichor-system/ichor"
+    reason = "OutsideWindow"
+    fields = { "status.effective.autoPatchWindow" = "22:00-02:00" }
   }
 }

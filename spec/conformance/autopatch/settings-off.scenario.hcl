@@ -2,8 +2,9 @@
 # spec.autoPatch and the chart's defaults (--auto-patch=false, all
 # components, any time) nothing is read but the installation and nothing is
 # written but status.effective. Turning it on (kubectl patch, the
-# equivalent of `ichor settings set autoPatch.enabled=true`) leaves a
-# SettingsChanged Event and the next decision starts a patch.
+# equivalent of `ichor settings set autoPatch.enabled=true`; components
+# written as an empty list, which means all three) leaves a SettingsChanged
+# Event and the next decision starts a patch.
 scenario "off by default, then turned on" {
   rules   = ["autopatch", "executor.hcl"]
   run_for = "20m"
@@ -12,7 +13,7 @@ scenario "off by default, then turned on" {
   at "10m" {
     as = "alice"
     patch "IchorInstallation/ichor-system/ichor" {
-      merge = { spec = { autoPatch = { enabled = true } } }
+      merge = { spec = { autoPatch = { enabled = true, components = [] } } }
     }
   }
 
@@ -60,8 +61,9 @@ scenario "off by default, then turned on" {
     object = "IchorInstallation/ichor-system/ichor"
     state  = "Active"
     fields = {
-      "status.effective.autoPatch"     = true
-      "status.autoPatch.lastOperation" = "fleet/prod-autopatch-talos-v1-10-5"
+      "status.effective.autoPatch"           = true
+      "status.effective.autoPatchComponents" = ["talos", "cilium", "kubernetes"]
+      "status.autoPatch.lastOperation"       = "fleet/prod-autopatch-talos-v1-10-5"
     }
   }
   expect "10m" {
@@ -70,6 +72,15 @@ scenario "off by default, then turned on" {
       kind     = "Event"
       identity = "statecraft"
       count    = 2
+    }
+  }
+  expect "10m" {
+    object = "Event/ichor-system/ichor.settingschanged.1767226200"
+    fields = {
+      "type"           = "Normal"
+      "reason"         = "SettingsChanged"
+      "regarding.kind" = "IchorInstallation"
+      "note"           = "auto-patch: true, components: talos,cilium,kubernetes, window: any time"
     }
   }
 }
