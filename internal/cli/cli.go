@@ -53,7 +53,8 @@ func NewRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.AddCommand(checkCmd(stdout, stderr), explainCmd(stdout, stderr), simCmd(stdout, stderr), testCmd(stdout, stderr), fmtCmd(stdout, stderr), graphCmd(stdout, stderr),
-		runCmd(stdout, stderr), planCmd(stdout, stderr), devCmd(stdout, stderr))
+		runCmd(stdout, stderr), planCmd(stdout, stderr), devCmd(stdout, stderr),
+		diffCmd(stdout, stderr), verifyCmd(stdout, stderr))
 	return root
 }
 
