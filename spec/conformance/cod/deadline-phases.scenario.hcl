@@ -1,7 +1,6 @@
-# One budget for the whole revision: the first phase completes at minute 3
-# (the second is applied then), the rollout polls on, and the deadline still
-# expires at minute 5 from the COS's creation; a completed phase does not
-# clear it. A new template at minute 8 creates revision 2 with a fresh
+# One budget for the whole revision: the rollout polls on and the deadline
+# expires at minute 5 from the COS's creation; the first phase completing
+# at minute 6 (the second is applied then) does not clear it. A new template at minute 8 creates revision 2 with a fresh
 # budget: Progressing=True until minute 13, expired then. Revision 1,
 # whose objects revision 2 took over before it completed, is superseded.
 scenario "deadline: one budget per revision" {
@@ -14,7 +13,16 @@ scenario "deadline: one budget per revision" {
     absent = true
   }
 
-  at "3m" {
+  expect "3m" {
+    object = "ClusterObjectDeployment/web"
+    state  = "Progressing"
+  }
+  expect "5m" {
+    object = "ClusterObjectDeployment/web"
+    state  = "ProgressDeadlineExceeded"
+  }
+
+  at "6m" {
     patch "Deployment/default/db" {
       status = {
         observedGeneration = 1
@@ -25,16 +33,12 @@ scenario "deadline: one budget per revision" {
       }
     }
   }
-  expect "3m" {
+  expect "6m" {
     object = "ClusterObjectSet/web-1"
     state  = "RollingOut"
     fields = { "status.activePhase" = "application" }
   }
-  expect "3m" {
-    object = "ClusterObjectDeployment/web"
-    state  = "Progressing"
-  }
-  expect "5m" {
+  expect "6m" {
     object = "ClusterObjectDeployment/web"
     state  = "ProgressDeadlineExceeded"
   }
