@@ -51,11 +51,11 @@ scenario "start: talos then kubernetes, as ichor-auto-patch" {
   expect "0s" {
     object = "Event/fleet/prod-autopatch-talos-v1-10-5.autopatchstarted"
     fields = {
-      "type"            = "Normal"
-      "reason"          = "AutoPatchStarted"
-      "regarding.kind"  = "TalosCluster"
-      "regarding.name"  = "prod"
-      "related.name"    = "prod-autopatch-talos-v1-10-5"
+      "type"           = "Normal"
+      "reason"         = "AutoPatchStarted"
+      "regarding.kind" = "TalosCluster"
+      "regarding.name" = "prod"
+      "related.name"   = "prod-autopatch-talos-v1-10-5"
     }
   }
   # Dry run first, then the version, then the operation: all three as
@@ -90,10 +90,10 @@ scenario "start: talos then kubernetes, as ichor-auto-patch" {
   # While the Talos operation runs, nothing else starts on the cluster.
   expect "9m" {
     writes {
-      kind     = "TalosOperation"
-      verb     = "create"
-      dry_run  = false
-      count    = 1
+      kind    = "TalosOperation"
+      verb    = "create"
+      dry_run = false
+      count   = 1
     }
   }
   # It completed at 10m; the same minute's decision picks Kubernetes.
@@ -130,15 +130,15 @@ scenario "start: talos then kubernetes, as ichor-auto-patch" {
       count    = 2
     }
     writes {
-      verb     = "patch"
-      kind     = "TalosCluster"
-      count    = 0
+      verb  = "patch"
+      kind  = "TalosCluster"
+      count = 0
     }
     writes {
-      verb     = "create"
-      kind     = "TalosOperation"
-      dry_run  = false
-      count    = 2
+      verb    = "create"
+      kind    = "TalosOperation"
+      dry_run = false
+      count   = 2
     }
     writes {
       verb     = "create"
