@@ -2,8 +2,9 @@
 # edit (revision B) creates revision 2, which takes the ConfigMap over
 # without re-creating it (same uid); revision 1 is archived and torn down
 # (it only releases its owner reference), and stays as history
-# (revisionHistoryLimit 2). Restoring template A creates revision 3.
-scenario "my-app: revisions 1, 2 and 3" {
+# (revisionHistoryLimit 2). Restoring template A creates revision 3; a
+# fourth template archives revision 3 and prunes revision 1.
+scenario "my-app: revisions 1 to 4, history limit 2" {
   rules   = ["clusterobjectdeployment", "clusterobjectset"]
   run_for = "30m"
   objects = ["my-app.yaml"]
@@ -126,11 +127,35 @@ scenario "my-app: revisions 1, 2 and 3" {
     object = "ClusterObjectSet/my-app-1"
     fields = { "spec.lifecycleState" = "Archived" }
   }
+  # A fourth template: three archived revisions exceed revisionHistoryLimit
+  # 2, and the oldest, whose teardown finished long ago, is pruned.
+  at "25m" {
+    patch "ClusterObjectDeployment/my-app" {
+      merge = { spec = { template = { metadata = { labels = { "app.kubernetes.io/version" = "c" } } } } }
+    }
+  }
+  expect "26m" {
+    object = "ClusterObjectSet/my-app-1"
+    absent = true
+  }
+  expect "26m" {
+    object = "ClusterObjectSet/my-app-2"
+    state  = "Archived"
+  }
+  expect "26m" {
+    object = "ClusterObjectDeployment/my-app"
+    state  = "Progressed"
+    fields = { "status.latestRevision" = 4 }
+  }
+  expect "26m" {
+    object = "ConfigMap/default/my-app-settings"
+    fields = { "metadata.uid" = "uid-000007", "metadata.ownerReferences.0.name" = "my-app-4" }
+  }
   expect "30m" {
     writes {
       verb  = "create"
       kind  = "ClusterObjectSet"
-      count = 3
+      count = 4
     }
   }
 }
