@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/statecraft/statecraft/internal/jsonvalue"
+
 	"github.com/statecraft/statecraft/adapters"
 )
 
@@ -436,14 +438,14 @@ func (c *Cluster) commit(k *kindInfo, req adapters.Request, key objKey, old *ent
 			md = metadata(obj)
 		} else if k.opts.HasStatus {
 			if st, has := old.obj["status"]; has {
-				obj["status"] = deepCopy(st)
+				obj["status"] = jsonvalue.DeepCopy(st)
 			} else {
 				delete(obj, "status")
 			}
 		}
 		for _, f := range serverFields {
 			if v, has := oldMD[f]; has {
-				md[f] = deepCopy(v)
+				md[f] = jsonvalue.DeepCopy(v)
 			} else {
 				delete(md, f)
 			}
@@ -470,7 +472,7 @@ func (c *Cluster) commit(k *kindInfo, req adapters.Request, key objKey, old *ent
 		}
 		managed = updateOwnership(k, req, prev, oldObj, obj)
 	}
-	if old != nil && equal(old.obj, obj) {
+	if old != nil && jsonvalue.Equal(old.obj, obj) {
 		// A no-op write stores nothing and keeps the resourceVersion.
 		if !req.DryRun {
 			old.managed = managed
@@ -505,7 +507,7 @@ func generationOf(obj map[string]any) int64 {
 
 // specChanged reports whether anything outside metadata and status changed.
 func specChanged(old, obj map[string]any) bool {
-	return !equal(withoutKeys(old, []string{"metadata", "status"}, nil),
+	return !jsonvalue.Equal(withoutKeys(old, []string{"metadata", "status"}, nil),
 		withoutKeys(obj, []string{"metadata", "status"}, nil))
 }
 

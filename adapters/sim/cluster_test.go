@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/statecraft/statecraft/internal/jsonvalue"
+
 	"github.com/statecraft/statecraft/adapters"
 )
 
@@ -350,7 +352,7 @@ func TestDryRunStoresNothing(t *testing.T) {
 			if req.Verb != adapters.Delete && field(res.Object, "/data/k") != "dry" && req.Ref.Name != "new" {
 				t.Errorf("dry-run result does not show the change: %v", res.Object)
 			}
-			if !equal(before, c.Objects("v1", "ConfigMap")) || !equal(nsBefore, c.Objects("v1", "Namespace")) {
+			if !jsonvalue.Equal(before, c.Objects("v1", "ConfigMap")) || !jsonvalue.Equal(nsBefore, c.Objects("v1", "Namespace")) {
 				t.Error("dry-run changed the stored objects")
 			}
 			if c.rv != rv {

@@ -4,6 +4,8 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/statecraft/statecraft/internal/jsonvalue"
+
 	"github.com/statecraft/statecraft/adapters"
 )
 
@@ -375,7 +377,7 @@ func (c *Cluster) syncCRD(e *entry) {
 	}
 	if st, _ := e.obj["status"].(map[string]any); st == nil || st["conditions"] == nil {
 		e.obj["status"] = map[string]any{
-			"acceptedNames": deepCopy(e.obj["spec"].(map[string]any)["names"]),
+			"acceptedNames": jsonvalue.DeepCopy(e.obj["spec"].(map[string]any)["names"]),
 			"conditions": []any{
 				map[string]any{"type": "NamesAccepted", "status": "True", "reason": "NoConflicts", "lastTransitionTime": timestamp(c.clock.Now())},
 				map[string]any{"type": "Established", "status": "True", "reason": "InitialNamesAccepted", "lastTransitionTime": timestamp(c.clock.Now())},

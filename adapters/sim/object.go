@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"reflect"
-	"sort"
 	"strings"
+
+	"github.com/statecraft/statecraft/internal/jsonvalue"
 )
 
 // Objects are stored as unstructured JSON values with the types client-go's
@@ -63,30 +63,11 @@ func normalize(obj map[string]any) (map[string]any, error) {
 	return decodeObject(data)
 }
 
-// deepCopy copies a canonical value.
-func deepCopy(v any) any {
-	switch t := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(t))
-		for k, e := range t {
-			out[k] = deepCopy(e)
-		}
-		return out
-	case []any:
-		out := make([]any, len(t))
-		for i, e := range t {
-			out[i] = deepCopy(e)
-		}
-		return out
-	}
-	return v
-}
-
 func copyObject(obj map[string]any) map[string]any {
 	if obj == nil {
 		return nil
 	}
-	return deepCopy(obj).(map[string]any)
+	return jsonvalue.DeepCopy(obj).(map[string]any)
 }
 
 func mustJSON(obj any) []byte {
@@ -167,51 +148,6 @@ func withoutKeys(obj map[string]any, top []string, meta []string) map[string]any
 	return out
 }
 
-// equal compares two values; canonical values are compared without
-// reflection.
-func equal(a, b any) bool {
-	switch x := a.(type) {
-	case nil:
-		return b == nil
-	case string:
-		y, ok := b.(string)
-		return ok && x == y
-	case bool:
-		y, ok := b.(bool)
-		return ok && x == y
-	case int64:
-		y, ok := b.(int64)
-		return ok && x == y
-	case float64:
-		y, ok := b.(float64)
-		return ok && x == y
-	case map[string]any:
-		y, ok := b.(map[string]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for k, v := range x {
-			w, has := y[k]
-			if !has || !equal(v, w) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		y, ok := b.([]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !equal(x[i], y[i]) {
-				return false
-			}
-		}
-		return true
-	}
-	return reflect.DeepEqual(a, b)
-}
-
 // diffLeaves walks old and new together and reports, as JSON pointers, the
 // leaves (see leaves) of old that new no longer has and the leaves of new
 // that are new or changed.
@@ -223,7 +159,7 @@ func diffLeaves(old, new any, prefix string, removed, changed func(p string)) {
 	switch {
 	case oldBranch && newBranch:
 		for k, ov := range om {
-			p := prefix + "/" + escapeToken(k)
+			p := prefix + "/" + jsonvalue.EscapeToken(k)
 			if nv, has := nm[k]; has {
 				diffLeaves(ov, nv, p, removed, changed)
 			} else {
@@ -232,7 +168,7 @@ func diffLeaves(old, new any, prefix string, removed, changed func(p string)) {
 		}
 		for k, nv := range nm {
 			if _, had := om[k]; !had {
-				eachLeaf(nv, prefix+"/"+escapeToken(k), changed)
+				eachLeaf(nv, prefix+"/"+jsonvalue.EscapeToken(k), changed)
 			}
 		}
 	case oldBranch:
@@ -242,7 +178,7 @@ func diffLeaves(old, new any, prefix string, removed, changed func(p string)) {
 		removed(prefix)
 		eachLeaf(new, prefix, changed)
 	default:
-		if !equal(old, new) {
+		if !jsonvalue.Equal(old, new) {
 			changed(prefix)
 		}
 	}
@@ -255,15 +191,11 @@ func eachLeaf(v any, prefix string, f func(p string)) {
 		return
 	}
 	for k, e := range m {
-		eachLeaf(e, prefix+"/"+escapeToken(k), f)
+		eachLeaf(e, prefix+"/"+jsonvalue.EscapeToken(k), f)
 	}
 }
 
 // Field paths are JSON pointers (RFC 6901): "/metadata/labels/app".
-
-func escapeToken(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
-}
 
 func splitPointer(p string) []string {
 	if p == "" {
@@ -334,7 +266,7 @@ func leaves(v any, prefix string, out map[string]any) {
 		return
 	}
 	for k, e := range m {
-		leaves(e, prefix+"/"+escapeToken(k), out)
+		leaves(e, prefix+"/"+jsonvalue.EscapeToken(k), out)
 	}
 }
 
@@ -347,13 +279,4 @@ func overlaps(a, b string) bool {
 		a, b = b, a
 	}
 	return strings.HasPrefix(a, b+"/")
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

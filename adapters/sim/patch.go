@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/statecraft/statecraft/internal/jsonvalue"
+
 	jsonpatch "github.com/evanphx/json-patch/v5"
 	"sigs.k8s.io/yaml"
 
@@ -125,8 +127,8 @@ func (c *Cluster) apply(k *kindInfo, req adapters.Request, key objKey, e *entry)
 		if mk == me {
 			continue
 		}
-		for _, q := range sortedKeys(managed[mk]) {
-			for _, p := range sortedKeys(applied) {
+		for _, q := range jsonvalue.SortedKeys(managed[mk]) {
+			for _, p := range jsonvalue.SortedKeys(applied) {
 				if !overlaps(p, q) {
 					continue
 				}
@@ -147,7 +149,7 @@ func (c *Cluster) apply(k *kindInfo, req adapters.Request, key objKey, e *entry)
 	}
 
 	// Fields this manager applied before and no longer applies.
-	for _, q := range sortedKeys(managed[me]) {
+	for _, q := range jsonvalue.SortedKeys(managed[me]) {
 		if _, still := applied[q]; still {
 			continue
 		}
@@ -157,11 +159,11 @@ func (c *Cluster) apply(k *kindInfo, req adapters.Request, key objKey, e *entry)
 		deletePath(obj, q)
 		pruneEmptyParents(obj, q, managed)
 	}
-	for _, p := range sortedKeys(applied) {
+	for _, p := range jsonvalue.SortedKeys(applied) {
 		if cur, has := getPath(obj, p); has && sameApplied(cur, applied[p]) {
 			continue
 		}
-		setPath(obj, p, deepCopy(applied[p]))
+		setPath(obj, p, jsonvalue.DeepCopy(applied[p]))
 	}
 	managed[me] = map[string]bool{}
 	for p := range applied {
@@ -182,7 +184,7 @@ func sameApplied(cur, v any) bool {
 		_, curMap := cur.(map[string]any)
 		return curMap
 	}
-	return equal(cur, v)
+	return jsonvalue.Equal(cur, v)
 }
 
 func ownedByOther(managed map[managerKey]map[string]bool, me managerKey, p string) bool {
@@ -206,7 +208,7 @@ func pruneEmptyParents(obj map[string]any, p string, managed map[managerKey]map[
 	for n := len(toks) - 1; n >= 2; n-- {
 		parent := ""
 		for _, t := range toks[:n] {
-			parent += "/" + escapeToken(t)
+			parent += "/" + jsonvalue.EscapeToken(t)
 		}
 		v, has := getPath(obj, parent)
 		m, isMap := v.(map[string]any)
@@ -365,7 +367,7 @@ func (c *Cluster) ManagedFields(ref adapters.Ref) []ManagedFields {
 	for _, mk := range sortedManagers(e.managed) {
 		out = append(out, ManagedFields{
 			Manager: mk.manager, Operation: mk.operation, Subresource: mk.subresource,
-			Fields: sortedKeys(e.managed[mk]),
+			Fields: jsonvalue.SortedKeys(e.managed[mk]),
 		})
 	}
 	return out

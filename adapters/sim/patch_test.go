@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/statecraft/statecraft/internal/jsonvalue"
+
 	"github.com/statecraft/statecraft/adapters"
 )
 
@@ -86,7 +88,7 @@ func TestServerSideApply(t *testing.T) {
 				stored, _ := c.Object(s.req.Ref)
 				for p, want := range s.check {
 					got, has := getPath(stored, p)
-					if want == nil && has || want != nil && !equal(got, want) {
+					if want == nil && has || want != nil && !jsonvalue.Equal(got, want) {
 						t.Errorf("step %d: %s = %v, want %v", i, p, got, want)
 					}
 				}
@@ -104,7 +106,7 @@ func TestManagedFields(t *testing.T) {
 		{Manager: "alpha", Operation: "Apply", Fields: []string{"/data/x", "/metadata/labels/l"}},
 		{Manager: "bob", Operation: "Update", Fields: []string{"/data/y"}},
 	}
-	if !equal(got, want) {
+	if !jsonvalue.Equal(got, want) {
 		t.Errorf("ManagedFields = %+v, want %+v", got, want)
 	}
 	if c.ManagedFields(cmRef("default", "zz")) != nil {
@@ -123,7 +125,7 @@ func TestApplyPrunesMapsItEmptied(t *testing.T) {
 	mustOK(t, do(c, applyReq("alpha", false, configMap("default", "a", map[string]any{"l": "1"}, map[string]any{"x": "1"}))))
 	mustOK(t, do(c, adapters.Request{Verb: adapters.Patch, PatchType: adapters.MergePatch, Ref: cmRef("default", "a"), FieldManager: "other", Body: []byte(`{"metadata":{"labels":{"m":"2"}}}`)}))
 	res = mustOK(t, do(c, applyReq("alpha", false, configMap("default", "a", nil, map[string]any{"x": "1"}))))
-	if !equal(field(res.Object, "/metadata/labels"), map[string]any{"m": "2"}) {
+	if !jsonvalue.Equal(field(res.Object, "/metadata/labels"), map[string]any{"m": "2"}) {
 		t.Errorf("labels %v", field(res.Object, "/metadata/labels"))
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/statecraft/statecraft/internal/jsonvalue"
+
 	"github.com/statecraft/statecraft/adapters"
 )
 
@@ -43,7 +45,7 @@ func TestRBAC(t *testing.T) {
 			if res.Outcome != tc.want || !strings.Contains(res.Message, tc.msg) {
 				t.Fatalf("got %s %q, want %s containing %q", res.Outcome, res.Message, tc.want, tc.msg)
 			}
-			if after, _ := c.Object(tc.req.Ref); res.Outcome != adapters.OK && !equal(before, after) {
+			if after, _ := c.Object(tc.req.Ref); res.Outcome != adapters.OK && !jsonvalue.Equal(before, after) {
 				t.Error("a denied request changed the object")
 			}
 			recs := c.Records()

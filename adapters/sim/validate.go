@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/statecraft/statecraft/internal/jsonvalue"
 )
 
 var (
@@ -28,7 +30,7 @@ func validate(k *kindInfo, obj map[string]any) string {
 		if !isMap && v != nil {
 			return "metadata.labels: Invalid value: must be a map of strings"
 		}
-		for _, key := range sortedKeys(m) {
+		for _, key := range jsonvalue.SortedKeys(m) {
 			if msg := validQualifiedName(key); msg != "" {
 				return fmt.Sprintf("metadata.labels: Invalid value: %q: %s", key, msg)
 			}
@@ -46,7 +48,7 @@ func validate(k *kindInfo, obj map[string]any) string {
 		if !isMap && v != nil {
 			return "metadata.annotations: Invalid value: must be a map of strings"
 		}
-		for _, key := range sortedKeys(m) {
+		for _, key := range jsonvalue.SortedKeys(m) {
 			if msg := validQualifiedName(key); msg != "" {
 				return fmt.Sprintf("metadata.annotations: Invalid value: %q: %s", key, msg)
 			}
@@ -120,13 +122,13 @@ func validateUpdate(k *kindInfo, old, obj map[string]any) string {
 	for _, p := range k.opts.Immutable {
 		ov, had := getPath(old, p)
 		nv, has := getPath(obj, p)
-		if had && (!has || !equal(ov, nv)) {
+		if had && (!has || !jsonvalue.Equal(ov, nv)) {
 			return fmt.Sprintf("%s: Invalid value: field is immutable", pointerToField(p))
 		}
 	}
 	if b, _ := old["immutable"].(bool); b && (k.kind == "ConfigMap" || k.kind == "Secret") && k.apiVersion == "v1" {
 		for _, f := range []string{"data", "binaryData", "stringData", "immutable"} {
-			if !equal(old[f], obj[f]) {
+			if !jsonvalue.Equal(old[f], obj[f]) {
 				return fmt.Sprintf("%s: Forbidden: field is immutable when `immutable` is set", f)
 			}
 		}

@@ -11,11 +11,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"reflect"
-	"sort"
 	"time"
 
-	jsonpatch "github.com/evanphx/json-patch/v5"
+	"github.com/statecraft/statecraft/internal/jsonvalue"
+
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
@@ -107,24 +106,20 @@ func satisfiedFn(a, b ref.Val) ref.Val {
 	if err != nil {
 		return types.NewErr("patch.satisfied: %v", err)
 	}
-	return types.Bool(reflect.DeepEqual(Normalize(obj), out))
+	return types.Bool(jsonvalue.Equal(Normalize(obj), out))
 }
 
 // MergePatch applies an RFC 7386 JSON merge patch to doc.
 func MergePatch(doc, patch any) (any, error) {
-	d, err := json.Marshal(doc)
+	d, err := jsonvalue.Normalize(doc)
 	if err != nil {
 		return nil, err
 	}
-	p, err := json.Marshal(patch)
+	p, err := jsonvalue.Normalize(patch)
 	if err != nil {
 		return nil, err
 	}
-	out, err := jsonpatch.MergePatch(d, p)
-	if err != nil {
-		return nil, err
-	}
-	return DecodeJSON(out)
+	return jsonvalue.MergePatch(d, p), nil
 }
 
 // MaxBackoff caps every backoff at 24 hours unless the caller's cap is lower.
@@ -168,33 +163,15 @@ func DecodeJSON(b []byte) (any, error) {
 	return Normalize(v), nil
 }
 
-// Normalize returns v with every whole float64 turned into int64, deeply.
-// Maps and slices are copied.
+// Normalize returns a deep copy of v made of unstructured JSON types, with
+// whole numbers as int64 (so that CEL sees ints where Kubernetes schemas say
+// integer). A value JSON cannot hold (NaN, a channel) is returned as it is.
 func Normalize(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = Normalize(e)
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = Normalize(e)
-		}
-		return out
-	case float64:
-		if x == math.Trunc(x) && math.Abs(x) < 1<<53 {
-			return int64(x)
-		}
-		return x
-	case int:
-		return int64(x)
-	case int32:
-		return int64(x)
+	n, err := jsonvalue.Normalize(v)
+	if err != nil {
+		return v
 	}
-	return v
+	return n
 }
 
 // ToCEL converts an unstructured Go value to a CEL value.
@@ -254,11 +231,4 @@ func ToGo(v ref.Val) any {
 }
 
 // SortedKeys returns the keys of m in order.
-func SortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
+func SortedKeys[V any](m map[string]V) []string { return jsonvalue.SortedKeys(m) }

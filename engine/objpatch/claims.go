@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/statecraft/statecraft/internal/jsonvalue"
 )
 
 // Claim is a part of a target that a patch statically owns: either a JSON
@@ -106,8 +108,8 @@ func Claims(patch any, ops []Op) []Claim {
 				add(Claim{Path: ptr})
 				return
 			}
-			for _, k := range sortedKeys(m) {
-				walk(ptr+"/"+escapeToken(k), m[k])
+			for _, k := range jsonvalue.SortedKeys(m) {
+				walk(ptr+"/"+jsonvalue.EscapeToken(k), m[k])
 			}
 		}
 		walk("", patch)

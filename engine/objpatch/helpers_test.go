@@ -3,6 +3,8 @@ package objpatch
 import (
 	"encoding/json"
 	"testing"
+
+	"github.com/statecraft/statecraft/internal/jsonvalue"
 )
 
 // js decodes a JSON literal for tests.
@@ -35,11 +37,11 @@ func ops(t testing.TB, s string) []Op {
 
 func canon(t testing.TB, v any) string {
 	t.Helper()
-	n, err := normalize(v)
+	n, err := jsonvalue.Normalize(v)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := canonicalJSON(n)
+	b, err := jsonvalue.CanonicalJSON(n)
 	if err != nil {
 		t.Fatal(err)
 	}

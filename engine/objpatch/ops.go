@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/statecraft/statecraft/internal/jsonvalue"
 )
 
 // Operation kinds and match policies accepted in spec.jsonPatch.
@@ -66,7 +68,7 @@ func ParseOps(raw any) ([]Op, error) {
 			return nil, opErr(i, "", "must be an object, not %s", describe(it))
 		}
 		var op Op
-		for _, k := range sortedKeys(m) {
+		for _, k := range jsonvalue.SortedKeys(m) {
 			v := m[k]
 			var dst *string
 			switch k {
@@ -184,7 +186,7 @@ func Validate(patch any, hasPatch bool, ops []Op) error {
 				return &Error{Index: -1, Field: "patch.metadata", Message: fmt.Sprintf("must be an object, not %s", describe(md))}
 			}
 		}
-		if _, err := normalize(patch); err != nil {
+		if _, err := jsonvalue.Normalize(patch); err != nil {
 			return &Error{Index: -1, Field: "patch", Message: err.Error()}
 		}
 	}
@@ -228,7 +230,7 @@ func validateOp(i int, op Op) error {
 		if !op.HasValue || op.Value == nil {
 			return opErr(i, "value", "%s requires a non-null value", op.Op)
 		}
-		if _, err := normalize(op.Value); err != nil {
+		if _, err := jsonvalue.Normalize(op.Value); err != nil {
 			return opErr(i, "value", "%s", err.Error())
 		}
 	case OpRemove:

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/statecraft/statecraft/internal/jsonvalue"
+
 	"github.com/google/cel-go/cel"
 )
 
@@ -63,19 +65,19 @@ func Plan(target map[string]any, patch any, ops []Op, opts Options) (*Result, er
 	if limit == 0 {
 		limit = DefaultCostLimit
 	}
-	orig, err := normalize(target)
+	orig, err := jsonvalue.Normalize(target)
 	if err != nil {
 		return nil, &Error{Index: -1, Field: "target", Message: err.Error()}
 	}
 	if orig == nil {
 		orig = map[string]any{}
 	}
-	np, _ := normalize(patch) // checked by Validate
+	np, _ := jsonvalue.Normalize(patch) // checked by Validate
 	r := &runner{ops: ops, parsed: make([]parsedPath, len(ops)), values: make([]any, len(ops)),
 		prgs: make([]cel.Program, len(ops)), pins: make([]pin, len(ops)), patch: np}
 	for i, op := range ops {
 		r.parsed[i], _ = parsePath(op.Path)
-		r.values[i], _ = normalize(op.Value)
+		r.values[i], _ = jsonvalue.Normalize(op.Value)
 		p, msg := selectorProgram(op.Selector, limit)
 		if msg != "" {
 			return nil, opErr(i, "selector", "%s", msg)
@@ -98,23 +100,23 @@ func Plan(target map[string]any, patch any, ops []Op, opts Options) (*Result, er
 		}
 		return nil, err
 	}
-	if !equal(out.object, again.object) {
+	if !jsonvalue.Equal(out.object, again.object) {
 		return nil, &Error{Index: -1, Field: "jsonPatch", Message: fmt.Sprintf(
 			"the plan is not idempotent: replaying it on its own result changes %s",
 			firstDiff("", out.object, again.object))}
 	}
 
-	res := &Result{Object: out.object, Changed: !equal(orig, out.object), Matches: out.matches}
+	res := &Result{Object: out.object, Changed: !jsonvalue.Equal(orig, out.object), Matches: out.matches}
 	if !res.Changed {
 		return res, nil
 	}
 	if np != nil && out.mergeChanged {
-		if res.MergePatch, err = canonicalJSON(np); err != nil {
+		if res.MergePatch, err = jsonvalue.CanonicalJSON(np); err != nil {
 			return nil, &Error{Index: -1, Field: "patch", Message: err.Error()}
 		}
 	}
 	if len(out.jsonOps) > 0 {
-		if res.JSONPatch, err = canonicalJSON(out.jsonOps); err != nil {
+		if res.JSONPatch, err = jsonvalue.CanonicalJSON(out.jsonOps); err != nil {
 			return nil, &Error{Index: -1, Field: "jsonPatch", Message: err.Error()}
 		}
 	}
@@ -161,10 +163,10 @@ func (r *runner) run(start map[string]any, emit bool) (*runOutput, error) {
 	out := &runOutput{}
 	var obj map[string]any
 	if r.patch != nil {
-		obj = deepCopy(mergePatch(start, r.patch)).(map[string]any)
-		out.mergeChanged = !equal(start, obj)
+		obj = jsonvalue.DeepCopy(jsonvalue.MergePatch(start, r.patch)).(map[string]any)
+		out.mergeChanged = !jsonvalue.Equal(start, obj)
 	} else {
-		obj = deepCopy(start).(map[string]any)
+		obj = jsonvalue.DeepCopy(start).(map[string]any)
 	}
 	selected := make([][]int, len(r.ops))
 	if len(r.ops) > 0 {
@@ -228,13 +230,13 @@ func (r *runner) apply(i int, arr []any, k int, elemPtr string, emit bool) ([]an
 	before := arr[k]
 	var snap any
 	if emit && !r.pins[i].ok {
-		snap = deepCopy(before)
+		snap = jsonvalue.DeepCopy(before)
 	}
 	var (
 		path     string
 		old      any
 		existed  bool
-		newValue = deepCopy(r.values[i])
+		newValue = jsonvalue.DeepCopy(r.values[i])
 	)
 	switch op.Op {
 	case OpReplace:
@@ -267,7 +269,7 @@ func (r *runner) apply(i int, arr []any, k int, elemPtr string, emit bool) ([]an
 		}
 	case OpAdd, OpRemove:
 		member := pp.rest[0]
-		path = elemPtr + "/" + escapeToken(member)
+		path = elemPtr + "/" + jsonvalue.EscapeToken(member)
 		m, ok := before.(map[string]any)
 		if !ok {
 			return nil, opErr(i, "path", "%s requires the selected element %s to be an object, it is %s", op.Op, elemPtr, describe(before))
@@ -286,19 +288,19 @@ func (r *runner) apply(i int, arr []any, k int, elemPtr string, emit bool) ([]an
 		if !existed {
 			return nil, nil
 		}
-	} else if existed && equal(old, newValue) {
+	} else if existed && jsonvalue.Equal(old, newValue) {
 		return nil, nil
 	}
 	var test map[string]any
 	if p := r.pins[i]; p.ok {
-		test = map[string]any{"op": "test", "path": elemPtr + "/" + escapeToken(p.field), "value": p.literal}
+		test = map[string]any{"op": "test", "path": elemPtr + "/" + jsonvalue.EscapeToken(p.field), "value": p.literal}
 	} else {
 		// The element as it was before this operation modified it.
 		test = map[string]any{"op": "test", "path": elemPtr, "value": snap}
 	}
 	jop := map[string]any{"op": op.Op, "path": path}
 	if op.Op != OpRemove {
-		jop["value"] = deepCopy(newValue)
+		jop["value"] = jsonvalue.DeepCopy(newValue)
 	}
 	return []any{test, jop}, nil
 }

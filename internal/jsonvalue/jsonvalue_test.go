@@ -1,0 +1,96 @@
+package jsonvalue
+
+import (
+	"encoding/json"
+	"math"
+	"testing"
+)
+
+func TestNormalize(t *testing.T) {
+	got, err := Normalize(map[string]any{"a": 1, "b": 2.0, "c": 2.5, "d": []string{"x"}, "e": json.Number("7"), "f": uint8(3)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"a": int64(1), "b": int64(2), "c": 2.5, "d": []any{"x"}, "e": int64(7), "f": int64(3)}
+	if !Equal(got, want) {
+		t.Fatalf("got %#v", got)
+	}
+	if _, ok := got.(map[string]any)["b"].(int64); !ok {
+		t.Error("a whole float must become int64")
+	}
+	if _, err := Normalize(math.NaN()); err == nil {
+		t.Error("NaN must be refused")
+	}
+}
+
+func TestEqual(t *testing.T) {
+	cases := []struct {
+		a, b any
+		want bool
+	}{
+		{int64(1), 1.0, true},
+		{int64(1), 1.5, false},
+		{map[string]any{"a": []any{int64(1), "x"}}, map[string]any{"a": []any{1.0, "x"}}, true},
+		{map[string]any{"a": nil}, map[string]any{}, false},
+		{[]any{"a"}, []any{"a", "b"}, false},
+		{nil, nil, true},
+		{"x", int64(1), false},
+		{[]map[string]any{{"a": 1}}, []map[string]any{{"a": 1}}, true},
+	}
+	for _, c := range cases {
+		if got := Equal(c.a, c.b); got != c.want {
+			t.Errorf("Equal(%v, %v) = %v", c.a, c.b, got)
+		}
+	}
+}
+
+// The examples of RFC 7386, appendix A.
+func TestMergePatchRFC7386(t *testing.T) {
+	cases := []struct{ target, patch, want string }{
+		{`{"a":"b"}`, `{"a":"c"}`, `{"a":"c"}`},
+		{`{"a":"b"}`, `{"b":"c"}`, `{"a":"b","b":"c"}`},
+		{`{"a":"b"}`, `{"a":null}`, `{}`},
+		{`{"a":"b","b":"c"}`, `{"a":null}`, `{"b":"c"}`},
+		{`{"a":["b"]}`, `{"a":"c"}`, `{"a":"c"}`},
+		{`{"a":"c"}`, `{"a":["b"]}`, `{"a":["b"]}`},
+		{`{"a":{"b":"c"}}`, `{"a":{"b":"d","c":null}}`, `{"a":{"b":"d"}}`},
+		{`{"a":[{"b":"c"}]}`, `{"a":[1]}`, `{"a":[1]}`},
+		{`["a","b"]`, `["c","d"]`, `["c","d"]`},
+		{`{"a":"b"}`, `["c"]`, `["c"]`},
+		{`{"a":"foo"}`, `null`, `null`},
+		{`{"a":"foo"}`, `"bar"`, `"bar"`},
+		{`{"e":null}`, `{"a":1}`, `{"e":null,"a":1}`},
+		{`[1,2]`, `{"a":"b","c":null}`, `{"a":"b"}`},
+		{`{}`, `{"a":{"bb":{"ccc":null}}}`, `{"a":{"bb":{}}}`},
+	}
+	dec := func(s string) any {
+		var v any
+		if err := json.Unmarshal([]byte(s), &v); err != nil {
+			t.Fatal(err)
+		}
+		n, _ := Normalize(v)
+		return n
+	}
+	for _, c := range cases {
+		target := dec(c.target)
+		before := DeepCopy(target)
+		got := MergePatch(target, dec(c.patch))
+		if !Equal(got, dec(c.want)) {
+			b, _ := CanonicalJSON(got)
+			t.Errorf("%s + %s = %s, want %s", c.target, c.patch, b, c.want)
+		}
+		if !Equal(target, before) {
+			t.Errorf("%s + %s modified the target", c.target, c.patch)
+		}
+	}
+}
+
+func TestEscapeTokenAndCanonicalJSON(t *testing.T) {
+	if got := EscapeToken("a/b~c"); got != "a~1b~0c" {
+		t.Errorf("EscapeToken = %q", got)
+	}
+	b, err := CanonicalJSON(map[string]any{"b": "<x>", "a": int64(1)})
+	if err != nil || string(b) != `{"a":1,"b":"<x>"}` {
+		t.Errorf("CanonicalJSON = %s, %v", b, err)
+	}
+}
