@@ -598,3 +598,39 @@ func TestActionWhenAndRouteConditions(t *testing.T) {
 		}
 	}
 }
+
+// A route without to stays in the current state; a route without a reason
+// keeps the status's reason and message, and the conditions keep them too.
+func TestStayAndKeepReason(t *testing.T) {
+	m := compile(t, header+`
+  state "A" {
+    initial    = true
+    conditions = { Ready = False }
+  }
+  transition "fail" {
+    from    = [A]
+    when    = "!has(status.reason)"
+    reason  = Broken
+    message = "'it broke'"
+  }
+  transition "count" {
+    from = [A]
+    when = "status.?n.orValue(0) < 2"
+    set  = { n = "status.?n.orValue(0) + 1" }
+  }
+}`)
+	c := newCluster(t, widget(map[string]any{}, nil))
+	rec := &recorder{}
+	if _, err := engine.Reconcile(context.Background(), m, c, w1, t0, rec); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(rec.lines, ","); got != "A>A:fail,A>A:count,A>A:count" {
+		t.Fatalf("transitions %s", got)
+	}
+	st := status(t, c)
+	cond := st["conditions"].([]any)[0].(map[string]any)
+	if st["state"] != "A" || st["reason"] != "Broken" || st["message"] != "it broke" || st["n"] != int64(2) ||
+		cond["reason"] != "Broken" || cond["message"] != "it broke" {
+		t.Fatalf("status %v", st)
+	}
+}

@@ -515,14 +515,19 @@ func Resolve(m *fsm.Machine, d *Decision, results []ActionResult) (*Result, erro
 	}
 	st := deepCopy(v.status)
 	st[m.StateField] = to
+	// A route with a reason replaces reason and message; one without keeps
+	// them (a periodic check that finds nothing new says nothing new).
+	switch {
+	case res.Message != "":
+		st["message"] = res.Message
+	case res.Reason != "":
+		delete(st, "message")
+	}
 	if res.Reason != "" {
 		st["reason"] = res.Reason
 	}
-	if res.Message != "" {
-		st["message"] = res.Message
-	} else {
-		delete(st, "message")
-	}
+	reason, _ := st["reason"].(string)
+	message, _ := st["message"].(string)
 	if gen, ok := lookup(v.self, "metadata.generation"); ok {
 		st["observedGeneration"] = gen
 	}
@@ -533,7 +538,7 @@ func Resolve(m *fsm.Machine, d *Decision, results []ActionResult) (*Result, erro
 		delete(st, "outcome")
 	}
 	for _, c := range append(append([]rules.Assignment(nil), dst.Conditions...), route.Conditions...) {
-		st["conditions"] = setCondition(st["conditions"], c.Path, c.Lit, res.Reason, res.Message, st["observedGeneration"], d.vars.now)
+		st["conditions"] = setCondition(st["conditions"], c.Path, c.Lit, reason, message, st["observedGeneration"], d.vars.now)
 	}
 	for _, s := range sets {
 		setPath(st, s.path, s.val)

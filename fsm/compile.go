@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/checker"
+	"github.com/google/cel-go/common/types"
 	"github.com/hashicorp/hcl/v2"
 	lfsm "github.com/looplab/fsm"
 	k8slib "k8s.io/apiserver/pkg/cel/library"
@@ -252,7 +253,10 @@ func (c *compiler) transition(m *Machine, t *rules.Transition, idx int, allState
 		ca.When = c.program(c.env, a.When, cel.BoolType)
 		env, exp := c.env, c.exp
 		if a.ForEach != nil {
-			ca.ForEach = c.program(c.env, a.ForEach, cel.ListType(cel.DynType))
+			ca.ForEach = c.program(c.env, a.ForEach, nil)
+			if ca.ForEach != nil && !ca.ForEach.Out.IsExactType(cel.DynType) && ca.ForEach.Out.Kind() != types.ListKind {
+				c.errf(a.ForEach.Range, "Wrong expression type", "for_each must give a list; it gives a %s.", ca.ForEach.Out)
+			}
 			item := []cel.EnvOption{cel.Variable("item", cel.DynType), cel.Variable("index", cel.IntType)}
 			var err error
 			if env, err = c.env.Extend(item...); err == nil {
@@ -275,11 +279,12 @@ func (c *compiler) transition(m *Machine, t *rules.Transition, idx int, allState
 		actionNames[a.Name] = ca
 	}
 	// Routes.
-	if t.Done != nil {
-		ct.Done = c.route(m, t, t.Done, t.Name, src)
-	} else {
-		c.errf(t.DeclRange, "Transition without destination", "Transition %q needs to = STATE: where an object goes when the guard holds and every action ends ok.", t.Name)
+	done := t.Done
+	if done == nil {
+		// No success route written: the object stays where it is.
+		done = &rules.Route{DeclRange: t.DeclRange}
 	}
+	ct.Done = c.route(m, t, done, t.Name, src)
 	eventCount := map[string]int{}
 	for _, r := range t.Routes {
 		if r.Action != Wildcard && actionNames[r.Action] == nil {
@@ -327,8 +332,14 @@ func (c *compiler) route(m *Machine, t *rules.Transition, r *rules.Route, event 
 		c.errf(r.ToRange, "Unknown state", "Transition %q goes to %q, which is not a state of machine %q%s.", t.Name, r.To, m.Name, suggest(r.To, names))
 		return cr
 	}
-	if len(src) > 0 && r.To != "" {
+	switch {
+	case len(src) > 0 && r.To != "":
 		m.events = append(m.events, lfsm.EventDesc{Name: event, Src: src, Dst: r.To})
+	case r.To == "":
+		// A route without a destination stays: one self-loop per source.
+		for _, s := range src {
+			m.events = append(m.events, lfsm.EventDesc{Name: event, Src: []string{s}, Dst: s})
+		}
 	}
 	return cr
 }

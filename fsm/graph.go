@@ -55,11 +55,15 @@ func graphEdges(m *Machine) []graphEdge {
 			from = t.From
 		}
 		for _, r := range routes(t) {
-			if r.To == "" {
-				continue
-			}
 			for _, f := range from {
-				out = append(out, graphEdge{from: f, to: r.To, label: edgeLabel(t, r)})
+				to := r.To
+				if to == "" { // the route stays: a self-loop
+					if f == Wildcard {
+						continue
+					}
+					to = f
+				}
+				out = append(out, graphEdge{from: f, to: to, label: edgeLabel(t, r)})
 			}
 		}
 	}

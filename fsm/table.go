@@ -71,14 +71,14 @@ func WriteTable(w io.Writer, m *Machine, only string) {
 			actions = "-"
 		}
 		if t.Done != nil {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", from, t.Name, guard, actions, "done", t.Done.To, dash(t.Done.Reason))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", from, t.Name, guard, actions, "done", stay(t.Done.To), dash(t.Done.Reason))
 		}
 		for _, r := range t.Routes {
 			on := r.Action + " " + r.Outcome
 			if r.When != nil {
 				on += " if " + r.When.Expr.Source
 			}
-			fmt.Fprintf(tw, "\t\t\t\t%s\t%s\t%s\n", on, r.To, dash(r.Reason))
+			fmt.Fprintf(tw, "\t\t\t\t%s\t%s\t%s\n", on, stay(r.To), dash(r.Reason))
 		}
 	}
 	tw.Flush()
@@ -91,6 +91,14 @@ func fromIncludes(t *Transition, state string) bool {
 		}
 	}
 	return false
+}
+
+// stay renders an empty destination: the object stays where it is.
+func stay(to string) string {
+	if to == "" {
+		return "(stays)"
+	}
+	return to
 }
 
 func dash(s string) string {

@@ -117,6 +117,7 @@ var machineSchema = &hcl.BodySchema{
 		{Type: "let", LabelNames: []string{"name"}},
 		{Type: "state", LabelNames: []string{"name"}},
 		{Type: "transition", LabelNames: []string{"name"}},
+		{Type: "property", LabelNames: []string{"name"}},
 	},
 }
 
@@ -216,6 +217,12 @@ func (l *loader) machine(b *hcl.Block) (*Machine, hcl.Diagnostics) {
 			diags = append(diags, d...)
 			if t != nil && unique("transition", name, rng) {
 				m.Transitions = append(m.Transitions, t)
+			}
+		case "property":
+			p, d := property(blk)
+			diags = append(diags, d...)
+			if p != nil && unique("property", name, rng) {
+				m.Properties = append(m.Properties, p)
 			}
 		}
 	}
@@ -464,10 +471,6 @@ func (l *loader) transition(b *hcl.Block) (*Transition, hcl.Diagnostics) {
 			diags = append(diags, d...)
 			r.Action, r.Outcome = blk.Labels[0], blk.Labels[1]
 			r.When, diags = l.optExpr(rc, "when", diags)
-			if r.To == "" {
-				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Route without destination",
-					Detail: "An on block sends an outcome to a state: add to = STATE.", Subject: blk.DefRange.Ptr()})
-			}
 			t.Routes = append(t.Routes, r)
 		}
 	}

@@ -27,6 +27,9 @@ type Machine struct {
 	Lets        []*Let
 	States      []*State
 	Transitions []*Transition
+	// Properties are what statecraft verify checks besides its own
+	// findings (spec/language.md, "Verification").
+	Properties []*Property
 
 	DeclRange hcl.Range // the block header
 	NameRange hcl.Range
@@ -159,7 +162,9 @@ type Route struct {
 	// Both are empty for a transition's own success route.
 	Action  string
 	Outcome string
-	When    *Expr // optional extra guard, evaluated with `last` bound
+	When *Expr // optional extra guard, evaluated with `last` bound
+	// To is the destination state; empty means the object stays in the
+	// state it is in.
 	To      string
 	ToRange hcl.Range
 	Reason  string
@@ -222,4 +227,22 @@ func (e *Expr) RangeAt(off, n int) hcl.Range {
 		end.Byte++
 	}
 	return hcl.Range{Filename: e.Range.Filename, Start: start, End: end}
+}
+
+// Property is a claim about every run of the machine that statecraft verify
+// checks against its abstract environment.
+type Property struct {
+	Name string
+	// Eventually: left alone (only time passes, every request succeeds),
+	// an object always comes to one of these states.
+	Eventually []string
+	// ExceptReasons excuses an object that rests, or cycles, with one of
+	// these status reasons (waiting for something only the world can do).
+	ExceptReasons []string
+	// NeverWrites and NeverWindow: never this many write requests to
+	// other objects within this window of virtual time (0: no claim).
+	NeverWrites int
+	NeverWindow string
+
+	DeclRange hcl.Range
 }
