@@ -162,7 +162,7 @@ type Route struct {
 	// Both are empty for a transition's own success route.
 	Action  string
 	Outcome string
-	When *Expr // optional extra guard, evaluated with `last` bound
+	When    *Expr // optional extra guard, evaluated with `last` bound
 	// To is the destination state; empty means the object stays in the
 	// state it is in.
 	To      string
