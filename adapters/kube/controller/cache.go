@@ -8,7 +8,6 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -241,19 +240,29 @@ func (c *Cache) read(ctx context.Context, req adapters.Request) (adapters.Result
 		if err != nil {
 			return adapters.Result{}, false
 		}
-		items := make([]map[string]any, 0, len(objs))
+		// Sort on keys read once per object: a comparator that converts
+		// both objects' metadata (managedFields included) on every
+		// comparison made a list of n objects cost O(n log n) conversions.
+		type keyed struct {
+			namespace, name string
+			u               *unstructured.Unstructured
+		}
+		sorted := make([]keyed, 0, len(objs))
 		for _, o := range objs {
 			if u, ok := o.(*unstructured.Unstructured); ok {
-				items = append(items, c.fresh(u))
+				sorted = append(sorted, keyed{u.GetNamespace(), u.GetName(), u})
 			}
 		}
-		sort.Slice(items, func(i, j int) bool {
-			a, b := meta.AsPartialObjectMetadata(&unstructured.Unstructured{Object: items[i]}), meta.AsPartialObjectMetadata(&unstructured.Unstructured{Object: items[j]})
-			if a.Namespace != b.Namespace {
-				return a.Namespace < b.Namespace
+		sort.Slice(sorted, func(i, j int) bool {
+			if sorted[i].namespace != sorted[j].namespace {
+				return sorted[i].namespace < sorted[j].namespace
 			}
-			return a.Name < b.Name
+			return sorted[i].name < sorted[j].name
 		})
+		items := make([]map[string]any, len(sorted))
+		for i, k := range sorted {
+			items[i] = c.fresh(k.u)
+		}
 		return adapters.Result{Outcome: adapters.OK, Items: items}, true
 	}
 	var obj runtime.Object
