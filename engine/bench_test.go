@@ -1,0 +1,584 @@
+package engine_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/statecraft/statecraft/adapters"
+	"github.com/statecraft/statecraft/adapters/sim"
+	"github.com/statecraft/statecraft/engine"
+	"github.com/statecraft/statecraft/engine/library"
+	"github.com/statecraft/statecraft/fsm"
+	"github.com/statecraft/statecraft/rules"
+	"github.com/statecraft/statecraft/rules/policies"
+)
+
+// The Step benchmarks run the shipped ObjectPatch machine on snapshots taken
+// from a simulated cluster after real reconciles, so that the object, its
+// status and the observed target have exactly the shapes the engine sees in
+// production. BenchmarkStepHandWritten takes the same decisions on the same
+// snapshots with plain Go; run both in one invocation to get the ratio:
+//
+//	go test ./engine -run '^$' -bench 'Step' -benchmem
+
+var benchT0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// benchCase is one snapshot and the transition both implementations must
+// pick ("" when the object rests).
+type benchCase struct {
+	name string
+	snap engine.Snapshot
+	want string
+}
+
+func benchMachine(tb testing.TB) *fsm.Machine {
+	tb.Helper()
+	f, diags := rules.LoadRef("objectpatch")
+	if diags.HasErrors() {
+		tb.Fatalf("load objectpatch: %v", diags)
+	}
+	ms, diags := fsm.Compile(f)
+	if diags.HasErrors() {
+		tb.Fatalf("compile objectpatch: %v", diags)
+	}
+	for _, m := range ms {
+		for _, r := range m.Resources {
+			if r.Kind == "ObjectPatch" {
+				return m
+			}
+		}
+	}
+	tb.Fatal("objectpatch: no machine serves ObjectPatch")
+	return nil
+}
+
+var (
+	benchPatchRef  = adapters.Ref{APIVersion: "rightsizing.kubex.ai/v1alpha1", Kind: "ObjectPatch", Namespace: "patches-demo", Name: "deployment-patch"}
+	benchTargetRef = adapters.Ref{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "patches-demo", Name: "application"}
+)
+
+func benchObjectPatch() map[string]any {
+	return map[string]any{
+		"apiVersion": "rightsizing.kubex.ai/v1alpha1", "kind": "ObjectPatch",
+		"metadata": map[string]any{"name": "deployment-patch", "namespace": "patches-demo"},
+		"spec": map[string]any{
+			"retryAmount":     3,
+			"requeueInterval": "5m",
+			"drift":           map[string]any{"retryInterval": "5m", "retryAmount": 3, "stabilizationWindow": "15m"},
+			"targetRef":       map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "name": "application"},
+			"patch":           map[string]any{"metadata": map[string]any{"labels": map[string]any{"managed-by": "kubex"}}},
+		},
+	}
+}
+
+func benchDeployment() map[string]any {
+	return map[string]any{
+		"apiVersion": "apps/v1", "kind": "Deployment",
+		"metadata": map[string]any{"name": "application", "namespace": "patches-demo", "labels": map[string]any{"app": "application"}},
+		"spec": map[string]any{
+			"replicas": 1,
+			"selector": map[string]any{"matchLabels": map[string]any{"app": "application"}},
+			"template": map[string]any{
+				"metadata": map[string]any{"labels": map[string]any{"app": "application"}},
+				"spec": map[string]any{"containers": []any{map[string]any{
+					"name": "nginx", "image": "nginx:1.27",
+					"ports":     []any{map[string]any{"containerPort": 80, "protocol": "TCP"}},
+					"resources": map[string]any{"requests": map[string]any{"cpu": "100m", "memory": "128Mi"}, "limits": map[string]any{"memory": "256Mi"}},
+				}}},
+			},
+		},
+	}
+}
+
+// benchCases stages the README's example on a simulated cluster and takes
+// a snapshot at each point of interest, observing exactly as Reconcile
+// does (engine.Reads, then the cluster).
+func benchCases(tb testing.TB, m *fsm.Machine) []benchCase {
+	tb.Helper()
+	ctx := tb.Context()
+	clock := sim.NewClock(benchT0)
+	c := sim.New(clock)
+	for _, r := range m.Resources {
+		c.RegisterKind(r.APIVersion, r.Kind, adapters.Scope(r.Scope), sim.KindOptions{HasStatus: true})
+	}
+	for _, o := range []map[string]any{
+		{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": "patches-demo"}},
+		{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": "crowded"}},
+		benchObjectPatch(),
+	} {
+		if err := c.Apply(o); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	get := func(ref adapters.Ref) map[string]any {
+		res := c.Do(ctx, adapters.Request{Verb: adapters.Get, Ref: ref})
+		if res.Outcome != adapters.OK {
+			tb.Fatalf("get %s: %s", ref, res.Outcome)
+		}
+		return res.Object
+	}
+	reconcile := func(ref adapters.Ref) {
+		if _, err := engine.Reconcile(ctx, m, c, ref, clock.Now(), nil); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	observe := func(obj map[string]any) map[string]engine.Observation {
+		out := map[string]engine.Observation{}
+		for _, rd := range engine.Reads(m, obj, clock.Now()) {
+			if rd.Skip || rd.Err != nil {
+				tb.Fatalf("read %s: skip %v, err %v", rd.Name, rd.Skip, rd.Err)
+			}
+			scope := c.Scope(ctx, rd.Ref.APIVersion, rd.Ref.Kind)
+			if rd.List {
+				res := c.Do(ctx, adapters.Request{Verb: adapters.List, Ref: rd.Ref, LabelSelector: rd.LabelSelector})
+				out[rd.Name] = engine.Observation{Outcome: res.Outcome, Items: res.Items, Scope: scope, Message: res.Message}
+				continue
+			}
+			res := c.Do(ctx, adapters.Request{Verb: adapters.Get, Ref: rd.Ref})
+			o := engine.Observation{Outcome: res.Outcome, Scope: scope, Message: res.Message}
+			if res.Outcome == adapters.OK {
+				o.Object = res.Object
+			}
+			out[rd.Name] = o
+		}
+		return out
+	}
+
+	// The target does not exist yet: Pending, TargetNotFound.
+	reconcile(benchPatchRef)
+	pendingNoTarget := get(benchPatchRef)
+	obsNoTarget := observe(pendingNoTarget)
+	// The target appears.
+	clock.Set(benchT0.Add(12 * time.Minute))
+	if err := c.Apply(benchDeployment()); err != nil {
+		tb.Fatal(err)
+	}
+	clock.Set(benchT0.Add(15 * time.Minute))
+	pendingWithTarget := get(benchPatchRef)
+	obsWithTarget := observe(pendingWithTarget)
+	// Applied: the patch was made.
+	reconcile(benchPatchRef)
+	applied := get(benchPatchRef)
+	obsApplied := observe(applied)
+	// Another actor drifts the label.
+	obsDrifted := observe(applied)
+	obsDrifted["target"].Object["metadata"].(map[string]any)["labels"].(map[string]any)["managed-by"] = "someone-else"
+
+	// The same Applied patch in a namespace it shares with 99 others, each
+	// on its own Deployment: the claims list has 100 items.
+	crowded := benchPatchRef
+	crowded.Namespace = "crowded"
+	for i := range 100 {
+		op, dep := benchObjectPatch(), benchDeployment()
+		name := "application"
+		if i > 0 {
+			name = fmt.Sprintf("application-%02d", i)
+			op["metadata"].(map[string]any)["name"] = fmt.Sprintf("patch-%02d", i)
+		}
+		op["metadata"].(map[string]any)["namespace"] = "crowded"
+		op["spec"].(map[string]any)["targetRef"].(map[string]any)["name"] = name
+		dep["metadata"].(map[string]any)["namespace"] = "crowded"
+		dep["metadata"].(map[string]any)["name"] = name
+		for _, o := range []map[string]any{dep, op} {
+			if err := c.Apply(o); err != nil {
+				tb.Fatal(err)
+			}
+		}
+	}
+	reconcile(crowded)
+	reconcile(crowded)
+	appliedCrowded := get(crowded)
+	obsCrowded := observe(appliedCrowded)
+
+	now := clock.Now().Add(5 * time.Minute)
+	return []benchCase{
+		{"Applied/target-matches", engine.Snapshot{Object: applied, Observations: obsApplied, Now: now}, ""},
+		{"Applied/target-matches/100-patches-in-namespace", engine.Snapshot{Object: appliedCrowded, Observations: obsCrowded, Now: now}, ""},
+		{"Applied/target-drifted", engine.Snapshot{Object: applied, Observations: obsDrifted, Now: now}, "drift found"},
+		{"Pending/target-present", engine.Snapshot{Object: pendingWithTarget, Observations: obsWithTarget, Now: now}, "apply"},
+		{"Pending/target-missing", engine.Snapshot{Object: pendingNoTarget, Observations: obsNoTarget, Now: now}, "wait for target"},
+	}
+}
+
+var (
+	sinkDecision   *engine.Decision
+	sinkHandResult hwDecision
+)
+
+// BenchmarkStep measures engine.Step on the shipped ObjectPatch machine.
+// Applied/target-matches is the hot path: every periodic recheck of a
+// converged object takes it.
+func BenchmarkStep(b *testing.B) {
+	m := benchMachine(b)
+	for _, tc := range benchCases(b, m) {
+		checkSameDecision(b, m, tc)
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				sinkDecision = engine.Step(m, tc.snap)
+			}
+		})
+	}
+}
+
+// BenchmarkStepHandWritten takes the same decisions as BenchmarkStep on the
+// same snapshots, in plain Go.
+func BenchmarkStepHandWritten(b *testing.B) {
+	m := benchMachine(b)
+	for _, tc := range benchCases(b, m) {
+		checkSameDecision(b, m, tc)
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				sinkHandResult = handWrittenStep(tc.snap)
+			}
+		})
+	}
+}
+
+// checkSameDecision fails the benchmark unless Step and the hand-written
+// function agree on the snapshot: the comparison is only fair if they do
+// the same work.
+func checkSameDecision(b *testing.B, m *fsm.Machine, tc benchCase) {
+	b.Helper()
+	d := engine.Step(m, tc.snap)
+	h := handWrittenStep(tc.snap)
+	if d.Problem != nil || h.problem != "" {
+		b.Fatalf("%s: problem: engine %+v, hand-written %q", tc.name, d.Problem, h.problem)
+	}
+	got := ""
+	if d.Transition != nil {
+		got = d.Transition.Name
+	}
+	if got != tc.want || h.transition != tc.want {
+		b.Fatalf("%s: want transition %q; engine %q, hand-written %q", tc.name, tc.want, got, h.transition)
+	}
+	if !d.Wake.Equal(h.wake) {
+		b.Fatalf("%s: wake: engine %v, hand-written %v", tc.name, d.Wake, h.wake)
+	}
+	var reqs []adapters.Request
+	for _, pa := range d.Actions {
+		if pa.Err != nil {
+			b.Fatalf("%s: action %s: %v", tc.name, pa.Action.Name, pa.Err)
+		}
+		reqs = append(reqs, pa.Requests...)
+	}
+	if len(reqs) != len(h.requests) {
+		b.Fatalf("%s: engine plans %d requests, hand-written %d", tc.name, len(reqs), len(h.requests))
+	}
+	for i, q := range reqs {
+		r := h.requests[i]
+		if q.Verb != r.Verb || q.Ref != r.Ref || q.PatchType != r.PatchType || q.DryRun != r.DryRun || !bytes.Equal(q.Body, r.Body) {
+			b.Fatalf("%s: request %d: engine %+v, hand-written %+v", tc.name, i, q, r)
+		}
+	}
+}
+
+// hwDecision is what the hand-written ObjectPatch step decides.
+type hwDecision struct {
+	transition string
+	wake       time.Time
+	requests   []adapters.Request
+	problem    string
+}
+
+// handWrittenStep is the ObjectPatch decision for a merge-patch spec as a Go
+// programmer would write it in a controller: the same params with their
+// overrides and validation, the same guards in the same order as
+// rules/policies/objectpatch.hcl for the Pending and Applied states, the
+// same planned requests. It calls the same domain computation the rule file
+// calls for claims (library.ArbitrateClaims), but directly, without CEL;
+// the merge-patch satisfied check is a plain walk (equivalent to
+// objpatch.plan for a spec without jsonPatch).
+func handWrittenStep(snap engine.Snapshot) hwDecision {
+	obj := snap.Object
+	meta, _ := obj["metadata"].(map[string]any)
+	spec, _ := obj["spec"].(map[string]any)
+	status, _ := obj["status"].(map[string]any)
+	drift, driftRepair := spec["drift"].(map[string]any)
+
+	requeue, ok := hwDuration(spec["requeueInterval"], 5*time.Minute)
+	if !ok || requeue <= 0 {
+		return hwDecision{problem: "InvalidSpec"}
+	}
+	if n, ok := hwIntOr(spec["retryAmount"], 3); !ok || n < 0 {
+		return hwDecision{problem: "InvalidSpec"}
+	}
+	driftInterval, ok := hwDuration(drift["retryInterval"], 5*time.Minute)
+	if !ok || driftInterval <= 0 || driftInterval > 24*time.Hour {
+		return hwDecision{problem: "InvalidSpec"}
+	}
+	driftAmount, ok := hwIntOr(drift["retryAmount"], 3)
+	if !ok || driftAmount < 0 {
+		return hwDecision{problem: "InvalidSpec"}
+	}
+	window, ok := hwDuration(drift["stabilizationWindow"], 15*time.Minute)
+	if !ok || window <= 0 {
+		return hwDecision{problem: "InvalidSpec"}
+	}
+
+	state, _ := status["state"].(string)
+	switch state {
+	case "Pending", "Applied", "NeedsUpdate", "Error":
+	default:
+		state = "Pending"
+	}
+	reason, _ := status["reason"].(string)
+
+	if hwInt(meta["generation"]) != hwInt(status["observedGeneration"]) {
+		return hwDecision{transition: "spec changed"}
+	}
+	if ann, _ := meta["annotations"].(map[string]any); ann["automation.kubex.ai/apply-patch"] == "true" {
+		return hwDecision{transition: "reapply"}
+	}
+
+	patches := snap.Observations["patches"]
+	claimLost := false
+	if patches.Outcome == adapters.OK {
+		items := make([]any, len(patches.Items))
+		for i, it := range patches.Items {
+			items[i] = it
+		}
+		claimLost = library.ArbitrateClaims(items, obj)["accepted"] != true
+	}
+	if state == "Error" && reason == "TargetAlreadyClaimed" {
+		if claimLost {
+			return hwDecision{transition: "still claimed"}
+		}
+		return hwDecision{transition: "claim released"}
+	}
+	if state != "Pending" && state != "Applied" {
+		return hwDecision{problem: "the hand-written step covers Pending and Applied only"}
+	}
+
+	ref, _ := spec["targetRef"].(map[string]any)
+	patch, hasPatch := spec["patch"]
+	if state == "Pending" {
+		if ref["apiVersion"] == obj["apiVersion"] && ref["kind"] == obj["kind"] && ref["name"] == meta["name"] {
+			return hwDecision{transition: "self target"}
+		}
+		if _, isMap := patch.(map[string]any); !hasPatch || !isMap {
+			return hwDecision{transition: "invalid patch"}
+		}
+	}
+	if claimLost {
+		return hwDecision{transition: "claimed"}
+	}
+	target := snap.Observations["target"]
+	ownScope := adapters.Namespaced
+	if obj["kind"] == "ClusterObjectPatch" {
+		ownScope = adapters.Cluster
+	}
+	if target.Outcome == adapters.Unsupported || (target.Scope != "" && target.Scope != ownScope) {
+		return hwDecision{transition: "unsupported target"}
+	}
+	if target.Outcome == adapters.Forbidden {
+		return hwDecision{transition: "access denied"}
+	}
+	if target.Outcome == adapters.NotFound {
+		if state == "Pending" {
+			return hwDecision{transition: "wait for target"}
+		}
+		return hwDecision{transition: "target gone"}
+	}
+	exists := target.Outcome == adapters.OK && target.Object != nil
+	matches := exists && hwSatisfied(target.Object, patch)
+	drifted := exists && !matches
+	driftCount := hwInt(status["driftRetryCount"])
+
+	if state == "Pending" {
+		if matches {
+			return hwDecision{transition: "already applied"}
+		}
+		if drifted {
+			body, err := json.Marshal(patch)
+			if err != nil {
+				return hwDecision{problem: "EvaluationError"}
+			}
+			tm, _ := target.Object["metadata"].(map[string]any)
+			ns, _ := tm["namespace"].(string)
+			name, _ := tm["name"].(string)
+			av, _ := target.Object["apiVersion"].(string)
+			kind, _ := target.Object["kind"].(string)
+			r := adapters.Request{Verb: adapters.Patch, PatchType: adapters.MergePatch, FieldManager: "statecraft",
+				Ref: adapters.Ref{APIVersion: av, Kind: kind, Namespace: ns, Name: name}, Body: body}
+			dry := r
+			dry.DryRun = true
+			return hwDecision{transition: "apply", requests: []adapters.Request{dry, r}}
+		}
+		return hwDecision{wake: snap.Now.Add(requeue)}
+	}
+
+	// Applied.
+	exhausted := driftAmount != 0 && driftCount >= driftAmount
+	if drifted && driftRepair && !exhausted {
+		return hwDecision{transition: "drift found"}
+	}
+	if drifted {
+		return hwDecision{transition: "drifted"}
+	}
+	if matches && driftCount > 0 {
+		conds, _ := status["conditions"].([]any)
+		for _, c := range conds {
+			cm, _ := c.(map[string]any)
+			if cm["type"] != "Drifted" || cm["status"] != "False" {
+				continue
+			}
+			if at, err := time.Parse(time.RFC3339, fmt.Sprint(cm["lastTransitionTime"])); err == nil && snap.Now.Sub(at) >= window {
+				return hwDecision{transition: "stabilized"}
+			}
+			break
+		}
+	}
+	return hwDecision{wake: snap.Now.Add(requeue)}
+}
+
+func hwDuration(v any, def time.Duration) (time.Duration, bool) {
+	if v == nil {
+		return def, true
+	}
+	s, ok := v.(string)
+	if !ok {
+		return 0, false
+	}
+	d, err := time.ParseDuration(s)
+	return d, err == nil
+}
+
+func hwIntOr(v any, def int64) (int64, bool) {
+	if v == nil {
+		return def, true
+	}
+	switch v.(type) {
+	case int64, int, float64:
+		return hwInt(v), true
+	}
+	return 0, false
+}
+
+func hwInt(v any) int64 {
+	switch x := v.(type) {
+	case int64:
+		return x
+	case int:
+		return int64(x)
+	case float64:
+		return int64(x)
+	}
+	return 0
+}
+
+// hwSatisfied reports whether applying the RFC 7386 merge patch to obj
+// would leave it unchanged.
+func hwSatisfied(obj any, patch any) bool {
+	pm, ok := patch.(map[string]any)
+	if !ok {
+		return hwEqual(obj, patch)
+	}
+	om, ok := obj.(map[string]any)
+	if !ok {
+		return false
+	}
+	for k, pv := range pm {
+		ov, present := om[k]
+		switch pv.(type) {
+		case nil:
+			if present {
+				return false
+			}
+		case map[string]any:
+			if !present || !hwSatisfied(ov, pv) {
+				return false
+			}
+		default:
+			if !present || !hwEqual(ov, pv) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// hwEqual compares unstructured values, numbers by value whatever their Go
+// type.
+func hwEqual(a, b any) bool {
+	if x, ok := hwNumber(a); ok {
+		y, ok := hwNumber(b)
+		return ok && x == y
+	}
+	switch x := a.(type) {
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for k, v := range x {
+			w, ok := y[k]
+			if !ok || !hwEqual(v, w) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !hwEqual(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	return reflect.DeepEqual(a, b)
+}
+
+func hwNumber(v any) (float64, bool) {
+	switch x := v.(type) {
+	case int64:
+		return float64(x), true
+	case int:
+		return float64(x), true
+	case float64:
+		return x, true
+	}
+	return 0, false
+}
+
+// BenchmarkCompile loads and compiles each shipped policy from its embedded
+// source, as `statecraft check NAME` does; "all" does every one in turn
+// (issue 3 asks for under 100 ms in all).
+func BenchmarkCompile(b *testing.B) {
+	names := policies.Names()
+	compile := func(b *testing.B, name string) {
+		f, diags := rules.LoadRef(name)
+		if diags.HasErrors() {
+			b.Fatalf("load %s: %v", name, diags)
+		}
+		if _, diags := fsm.Compile(f); diags.HasErrors() {
+			b.Fatalf("compile %s: %v", name, diags)
+		}
+	}
+	for _, name := range names {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				compile(b, name)
+			}
+		})
+	}
+	b.Run("all", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			for _, name := range names {
+				compile(b, name)
+			}
+		}
+		b.ReportMetric(float64(len(names)), "policies")
+	})
+}
