@@ -472,13 +472,14 @@ machine "op" {
   state "B" {}
   transition "go" {
     from = [A]
-    when = "self.spec.targetRef.kind == 'Deployment' && !has(self.spec.drift) && self.spec.?retryAmount.orValue(3) == 3"
+    when = "self.spec.targetRef.kind == 'Deployment' && !has(self.spec.drift) && self.spec.?retryAmount.orValue(3) == 3 && self.metadata.namespace == 'default' && self.metadata.generation == 1 && self.metadata.labels['team'] == 'a' && now - timestamp(self.metadata.creationTimestamp) == duration('1h')"
     to   = B
   }
 }`)
 	obj := map[string]any{
 		"apiVersion": "rightsizing.kubex.ai/v1alpha1", "kind": "ObjectPatch",
-		"metadata": map[string]any{"name": "p", "namespace": "default", "generation": int64(1)},
+		"metadata": map[string]any{"name": "p", "namespace": "default", "generation": int64(1),
+			"labels": map[string]any{"team": "a"}, "creationTimestamp": t0.Add(-time.Hour).Format(time.RFC3339)},
 		"spec": map[string]any{
 			"targetRef": map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "name": "app"},
 			"patch":     map[string]any{"metadata": map[string]any{"labels": map[string]any{"a": "b"}}},
