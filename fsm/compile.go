@@ -91,12 +91,12 @@ func (c *compiler) compile() *Machine {
 		if r.SchemaSource == nil {
 			continue
 		}
-		t, schema, opts, err := selfType(r, lib.CELTypeProvider())
+		t, opts, err := selfType(r, lib.CELTypeProvider())
 		if err != nil {
 			c.errf(r.SchemaRange, "Invalid schema", "The schema of %s cannot type self: %v.", r.Kind, err)
 			return nil
 		}
-		self, typeOpts, m.SelfSchema = t, opts, schema
+		self, typeOpts = t, opts
 		break
 	}
 	base, err := lib.Extend(append(typeOpts,

@@ -9,7 +9,6 @@ import (
 	"github.com/google/cel-go/checker"
 	"github.com/google/cel-go/common/types/ref"
 	lfsm "github.com/looplab/fsm"
-	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 
 	"github.com/statecraft/statecraft/rules"
 )
@@ -32,10 +31,6 @@ type Machine struct {
 	Observes    []*Observe
 	Lets        []*Let
 	Transitions []*Transition
-
-	// SelfSchema is the structural schema that types self, or nil when
-	// self is a dynamic map; the engine converts objects with it.
-	SelfSchema *structuralschema.Structural
 
 	stateIndex map[string]*State
 	byState    map[string][]*Transition

@@ -26,14 +26,14 @@ import (
 // field's CEL type (date-time, duration, byte, int-or-string) are dropped:
 // the engine hands self over as the unstructured object the API returns, so
 // a timestamp is a string, read with timestamp(...) as any status field.
-// It returns the structural schema and env options declaring the fields.
-func selfType(r *rules.Resource, base types.Provider) (*cel.Type, *structuralschema.Structural, []cel.EnvOption, error) {
+// It returns the type and env options declaring its fields.
+func selfType(r *rules.Resource, base types.Provider) (*cel.Type, []cel.EnvOption, error) {
 	var crd apiextensionsv1.CustomResourceDefinition
 	docs := bytes.Split(r.SchemaSource, []byte("\n---"))
 	found := false
 	for _, doc := range docs {
 		if err := yaml.Unmarshal(doc, &crd); err != nil {
-			return nil, nil, nil, fmt.Errorf("not a CustomResourceDefinition: %v", err)
+			return nil, nil, fmt.Errorf("not a CustomResourceDefinition: %v", err)
 		}
 		if crd.Kind == "CustomResourceDefinition" && crd.Spec.Names.Kind == r.Kind {
 			found = true
@@ -41,11 +41,11 @@ func selfType(r *rules.Resource, base types.Provider) (*cel.Type, *structuralsch
 		}
 	}
 	if !found {
-		return nil, nil, nil, fmt.Errorf("the manifest holds no CustomResourceDefinition of kind %s", r.Kind)
+		return nil, nil, fmt.Errorf("the manifest holds no CustomResourceDefinition of kind %s", r.Kind)
 	}
 	group, version := splitAPIVersion(r.APIVersion)
 	if crd.Spec.Group != group {
-		return nil, nil, nil, fmt.Errorf("the CRD's group is %q, the resource's %q", crd.Spec.Group, group)
+		return nil, nil, fmt.Errorf("the CRD's group is %q, the resource's %q", crd.Spec.Group, group)
 	}
 	var props *apiextensionsv1.JSONSchemaProps
 	for _, v := range crd.Spec.Versions {
@@ -54,29 +54,29 @@ func selfType(r *rules.Resource, base types.Provider) (*cel.Type, *structuralsch
 		}
 	}
 	if props == nil {
-		return nil, nil, nil, fmt.Errorf("the CRD has no schema for version %s", version)
+		return nil, nil, fmt.Errorf("the CRD has no schema for version %s", version)
 	}
 	var internal apiextensions.JSONSchemaProps
 	if err := apiextensionsv1.Convert_v1_JSONSchemaProps_To_apiextensions_JSONSchemaProps(props, &internal, nil); err != nil {
-		return nil, nil, nil, fmt.Errorf("converting the schema: %v", err)
+		return nil, nil, fmt.Errorf("converting the schema: %v", err)
 	}
 	structural, err := structuralschema.NewStructural(&internal)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("the schema is not structural: %v", err)
+		return nil, nil, fmt.Errorf("the schema is not structural: %v", err)
 	}
 	structural = withObjectMeta(structural)
 	plainFormats(structural)
 	decl := model.SchemaDeclType(structural, false) // not a "resource root": metadata keeps every field
 	if decl == nil {
-		return nil, nil, nil, fmt.Errorf("the schema cannot be typed")
+		return nil, nil, fmt.Errorf("the schema cannot be typed")
 	}
 	unescapeKeywords(decl, map[*apiservercel.DeclType]bool{})
 	decl = decl.MaybeAssignTypeName("statecraft.self." + r.Kind)
 	opts, err := apiservercel.NewDeclTypeProvider(decl).EnvOptions(base)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
-	return decl.CelType(), structural, opts, nil
+	return decl.CelType(), opts, nil
 }
 
 // withObjectMeta returns a shallow copy of s whose apiVersion, kind and
