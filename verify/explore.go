@@ -365,7 +365,9 @@ type faultAPI struct {
 	first  bool
 }
 
-func (a *faultAPI) Scope(ctx context.Context, av, k string) adapters.Scope { return a.w.Scope(ctx, av, k) }
+func (a *faultAPI) Scope(ctx context.Context, av, k string) adapters.Scope {
+	return a.w.Scope(ctx, av, k)
+}
 
 func (a *faultAPI) Do(ctx context.Context, req adapters.Request) adapters.Result {
 	ck := string(req.Verb) + " " + req.Ref.APIVersion + " " + req.Ref.Kind
