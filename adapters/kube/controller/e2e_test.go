@@ -305,6 +305,16 @@ func (e *env) annotateReapply(ns, name string) {
 // plane's admin kubeconfig.
 func (e *env) kubectl(stdin string, args ...string) string {
 	e.t.Helper()
+	out, err := e.kubectlErr(stdin, args...)
+	if err != nil {
+		e.t.Fatalf("kubectl %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return out
+}
+
+// kubectlErr is kubectl that returns the command's failure.
+func (e *env) kubectlErr(stdin string, args ...string) (string, error) {
+	e.t.Helper()
 	path := "/usr/bin/kubectl"
 	if _, err := os.Stat(path); err != nil {
 		if path, err = exec.LookPath("kubectl"); err != nil {
@@ -321,10 +331,7 @@ func (e *env) kubectl(stdin string, args ...string) string {
 		cmd.Stdin = strings.NewReader(stdin)
 	}
 	out, err := cmd.CombinedOutput()
-	if err != nil {
-		e.t.Fatalf("kubectl %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return string(out)
+	return string(out), err
 }
 
 // The seed's examples, applied verbatim with kubectl, each reach Applied
@@ -429,6 +436,32 @@ func TestSeedExamplesWithKubectl(t *testing.T) {
 	}
 	if cm := e.cm(ns, "null-target"); cm.Data["keep"] != "1" || len(cm.Data) != 1 {
 		t.Errorf("null-target data %v, want only keep", cm.Data)
+	}
+
+	// kubectl replace updates an existing patch, literal null included,
+	// and does not create one.
+	manifest := e.kubectl("", "get", "objectpatch", "null-patch", "-n", ns, "-o", "json")
+	e.kubectl(manifest, "replace", "-f", "-")
+	if np, err := e.op(ns, "null-patch"); err != nil {
+		t.Fatal(err)
+	} else if data, _, _ := unstructured.NestedMap(np.Object, "spec", "patch", "data"); data == nil || data["obsolete"] != nil {
+		t.Errorf("after kubectl replace: spec.patch.data %v", data)
+	} else if _, ok := data["obsolete"]; !ok {
+		t.Errorf("kubectl replace dropped the literal null: %v", data)
+	}
+	newPatch := strings.Replace(strings.Replace(mustRead(t, filepath.Join(seed, "null-patch.yaml")), "name: null-patch", "name: replace-creates-nothing", 1), "name: null-target", "name: no-target", 1)
+	if out, err := e.kubectlErr(newPatch[strings.Index(newPatch, "---"):], "replace", "-f", "-"); err == nil || !strings.Contains(out, "NotFound") && !strings.Contains(out, "not found") {
+		t.Errorf("kubectl replace of a patch that does not exist: %v\n%s", err, out)
+	}
+	if _, err := e.op(ns, "replace-creates-nothing"); !apierrors.IsNotFound(err) {
+		t.Errorf("kubectl replace created a patch: %v", err)
+	}
+
+	// targetRef is immutable (the CRD's rule, enforced by the API server).
+	_, err = e.dyn.Resource(opGVR).Namespace(ns).Patch(e.ctx, "deployment-patch", types.MergePatchType,
+		[]byte(`{"spec":{"targetRef":{"name":"other"}}}`), metav1.PatchOptions{})
+	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "targetRef is immutable") {
+		t.Errorf("editing targetRef: %v, want Invalid: targetRef is immutable", err)
 	}
 
 	// kubectl reads the patches back with their printer columns.
@@ -620,6 +653,15 @@ func TestTargetAccessDeniedWithRBAC(t *testing.T) {
 	if cm := e.cm(ns, "guarded"); cm.Labels["managed-by"] != "statecraft" || cm.Data["a"] != "1" {
 		t.Errorf("target after access restored: labels %v data %v", cm.Labels, cm.Data)
 	}
+}
+
+func mustRead(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
 }
 
 func parseTime(t *testing.T, v any) time.Time {
