@@ -52,3 +52,10 @@ fuzz:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $$($(GO) list ./... | grep -v '/scenario$$')
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime=1x -timeout 0 ./scenario/ -args -sim.budget=5m
+
+# The real-API-server benchmark alone: 2,000 ObjectPatches converged by
+# statecraft, a plain client-go loop and a controller-runtime reconciler in
+# one run (figures in BENCHMARKS.md). -args -kube.n=N changes the size.
+.PHONY: bench-kube
+bench-kube: controlplane
+	STATECRAFT_REQUIRE_CONTROLPLANE=1 $(GO) test -run '^$$' -bench '^BenchmarkConvergeObjectPatches$$' -benchtime=1x -timeout 30m ./adapters/kube/controller/

@@ -1,0 +1,598 @@
+package controller_test
+
+// BenchmarkConvergeObjectPatches converges N ObjectPatches (each with its
+// own ConfigMap target) on the local API server three ways in one run:
+//
+//   - raw: a plain client-go loop issuing the writes the semantics need per
+//     object (dry-run merge patch, merge patch, status merge patch), with the
+//     same number of workers and nothing else: the floor;
+//   - statecraft: the controller running rules/policies/objectpatch.hcl;
+//   - controller-runtime: a hand-written controller-runtime reconciler of the
+//     ObjectPatch happy path (cached reads of the patch and its target, the
+//     same three writes), the choice a user would make without statecraft.
+//
+// It reports wall time, HTTP requests per object by verb and resource
+// (counted in the transport: reads served from informers send nothing),
+// heap growth and allocations of this process (the API server and etcd are
+// other processes), and the ratio raw/statecraft of wall times (goal >=
+// 0.8). Run it with `make bench-kube`; -kube.n and -kube.namespaces change
+// the size and spread.
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"reflect"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	crcache "sigs.k8s.io/controller-runtime/pkg/cache"
+	crclient "sigs.k8s.io/controller-runtime/pkg/client"
+	crconfig "sigs.k8s.io/controller-runtime/pkg/config"
+	crcontroller "sigs.k8s.io/controller-runtime/pkg/controller"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/statecraft/statecraft/adapters/kube"
+	"github.com/statecraft/statecraft/adapters/kube/controller"
+	"github.com/statecraft/statecraft/fsm"
+	"github.com/statecraft/statecraft/rules"
+)
+
+var (
+	benchObjects    = flag.Int("kube.n", 2000, "ObjectPatches converged by BenchmarkConvergeObjectPatches, per variant")
+	benchNamespaces = flag.Int("kube.namespaces", 20, "namespaces the ObjectPatches are spread over, per variant")
+	benchWorkers    = flag.Int("kube.workers", 4, "concurrent reconciles (or loop workers) of every variant")
+)
+
+// benchLabel marks each variant's objects (its value is the variant's
+// namespace prefix), so that the controller-runtime cache watches only its
+// own, cluster-wide, with one informer per kind.
+const benchLabel = "statecraft.dev/bench"
+
+const benchPatch = `{"metadata":{"labels":{"managed-by":"statecraft"}}}`
+
+// counting counts HTTP requests by method and resource.
+type counting struct {
+	mu     sync.Mutex
+	counts map[string]int
+}
+
+func (c *counting) wrap(cfg *rest.Config) *rest.Config {
+	cfg = rest.CopyConfig(cfg)
+	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
+		return roundTripFunc(func(req *http.Request) (*http.Response, error) {
+			k := requestKind(req)
+			c.mu.Lock()
+			c.counts[k]++
+			c.mu.Unlock()
+			return rt.RoundTrip(req)
+		})
+	}
+	return cfg
+}
+
+func (c *counting) snapshot() map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := map[string]int{}
+	for k, v := range c.counts {
+		out[k] = v
+	}
+	return out
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// requestKind names a request "VERB resource[/subresource][ (dry-run)]":
+// GET of a collection is LIST, ?watch=true is WATCH, discovery is
+// "discovery".
+func requestKind(req *http.Request) string {
+	parts := strings.Split(strings.Trim(req.URL.Path, "/"), "/")
+	// /api/v1/... or /apis/group/version/...
+	var rest []string
+	switch {
+	case len(parts) >= 2 && parts[0] == "api":
+		rest = parts[2:]
+	case len(parts) >= 3 && parts[0] == "apis":
+		rest = parts[3:]
+	}
+	if len(rest) == 0 {
+		return "discovery"
+	}
+	if rest[0] == "namespaces" && len(rest) >= 3 {
+		rest = rest[2:]
+	}
+	resource, named, sub := rest[0], len(rest) >= 2, ""
+	if len(rest) >= 3 {
+		sub = "/" + rest[2]
+	}
+	verb := req.Method
+	q := req.URL.Query()
+	switch {
+	case q.Get("watch") == "true" || q.Get("watch") == "1":
+		verb = "WATCH"
+	case verb == http.MethodGet && !named:
+		verb = "LIST"
+	}
+	k := verb + " " + resource + sub
+	if q.Get("dryRun") != "" {
+		k += " (dry-run)"
+	}
+	return k
+}
+
+// variantResult is what one variant measured.
+type variantResult struct {
+	name      string
+	wall      time.Duration
+	requests  map[string]int
+	heapDelta int64  // live heap at convergence (informers still running) minus before starting
+	alloc     uint64 // bytes allocated while converging
+}
+
+func heap() (live uint64, total uint64) {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc, ms.TotalAlloc
+}
+
+// benchSetup creates n ConfigMaps and n ObjectPatches (one per ConfigMap)
+// spread over namespaces prefix-0 … prefix-(k-1), and returns the patches'
+// namespaces and names.
+func benchSetup(b *testing.B, cfg *rest.Config, prefix string, n, k int) (namespaces []string, objs [][2]string) {
+	b.Helper()
+	kc := kubernetes.NewForConfigOrDie(cfg)
+	dyn := dynamic.NewForConfigOrDie(cfg)
+	ctx := context.Background()
+	for i := 0; i < k; i++ {
+		ns := fmt.Sprintf("%s-%d", prefix, i)
+		if _, err := kc.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		namespaces = append(namespaces, ns)
+	}
+	for i := 0; i < n; i++ {
+		objs = append(objs, [2]string{namespaces[i%k], fmt.Sprintf("p%05d", i)})
+	}
+	work := make(chan [2]string)
+	var wg sync.WaitGroup
+	var failed atomic.Value
+	for w := 0; w < 16; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for o := range work {
+				ns, name := o[0], o[1]
+				if _, err := kc.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "t" + name, Labels: map[string]string{"app": name, benchLabel: prefix}},
+					Data: map[string]string{"a": "1"}}, metav1.CreateOptions{}); err != nil {
+					failed.Store(err)
+					continue
+				}
+				if _, err := dyn.Resource(opGVR).Namespace(ns).Create(ctx, &unstructured.Unstructured{Object: map[string]any{
+					"apiVersion": "rightsizing.kubex.ai/v1alpha1", "kind": "ObjectPatch",
+					"metadata": map[string]any{"name": name, "namespace": ns, "labels": map[string]any{benchLabel: prefix}},
+					"spec": map[string]any{
+						"targetRef": map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "name": "t" + name},
+						"patch":     map[string]any{"metadata": map[string]any{"labels": map[string]any{"managed-by": "statecraft"}}},
+					},
+				}}, metav1.CreateOptions{}); err != nil {
+					failed.Store(err)
+				}
+			}
+		}()
+	}
+	for _, o := range objs {
+		work <- o
+	}
+	close(work)
+	wg.Wait()
+	if err, _ := failed.Load().(error); err != nil {
+		b.Fatal(err)
+	}
+	return namespaces, objs
+}
+
+// checkConverged lists the variant's patches and targets and fails unless
+// every patch is Applied and every target labelled.
+func checkConverged(b *testing.B, cfg *rest.Config, namespaces []string, n int) {
+	b.Helper()
+	kc := kubernetes.NewForConfigOrDie(cfg)
+	dyn := dynamic.NewForConfigOrDie(cfg)
+	applied, labelled := 0, 0
+	for _, ns := range namespaces {
+		ops, err := dyn.Resource(opGVR).Namespace(ns).List(context.Background(), metav1.ListOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, op := range ops.Items {
+			if st, _, _ := unstructured.NestedString(op.Object, "status", "state"); st == "Applied" {
+				applied++
+			}
+		}
+		cms, err := kc.CoreV1().ConfigMaps(ns).List(context.Background(), metav1.ListOptions{LabelSelector: "managed-by=statecraft"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		labelled += len(cms.Items)
+	}
+	if applied != n || labelled != n {
+		b.Fatalf("%d of %d patches Applied, %d targets labelled", applied, n, labelled)
+	}
+}
+
+func BenchmarkConvergeObjectPatches(b *testing.B) {
+	cp := sharedControlPlane(b)
+	n, k := *benchObjects, *benchNamespaces
+	if k > n {
+		k = n
+	}
+	b.Logf("%d ObjectPatches per variant over %d namespaces, %d workers, GOMAXPROCS %d", n, k, *benchWorkers, runtime.GOMAXPROCS(0))
+	var results []variantResult
+	// statecraft first: its controller drives every namespace, so it must
+	// run before the other variants' objects exist.
+	for _, v := range []struct {
+		name string
+		run  func(b *testing.B, cfg *rest.Config, namespaces []string, objs [][2]string) (time.Duration, uint64)
+	}{
+		{"statecraft", runStatecraft},
+		{"raw-client-go", runRaw},
+		{"controller-runtime", runControllerRuntime},
+	} {
+		b.Run(v.name, func(b *testing.B) {
+			namespaces, objs := benchSetup(b, cp.Config, fmt.Sprintf("bench-%s-%d", v.name[:3], time.Now().UnixNano()%100000), n, k)
+			counter := &counting{counts: map[string]int{}}
+			cfg := counter.wrap(cp.Config)
+			live0, total0 := heap()
+			b.ResetTimer()
+			wall, live1 := v.run(b, cfg, namespaces, objs)
+			b.StopTimer()
+			_, total1 := heap()
+			checkConverged(b, cp.Config, namespaces, n)
+			r := variantResult{name: v.name, wall: wall, requests: counter.snapshot(), heapDelta: int64(live1) - int64(live0), alloc: total1 - total0}
+			results = append(results, r)
+			b.ReportMetric(wall.Seconds(), "s/converge")
+			b.ReportMetric(float64(n)/wall.Seconds(), "objects/s")
+			b.ReportMetric(float64(r.alloc)/float64(n), "alloc-B/object")
+			total := 0
+			for _, c := range r.requests {
+				total += c
+			}
+			b.ReportMetric(float64(total)/float64(n), "requests/object")
+		})
+	}
+	table := benchTable(results, n)
+	b.Log("\n" + table)
+	fmt.Println(table)
+}
+
+func benchTable(results []variantResult, n int) string {
+	kinds := map[string]bool{}
+	var raw, sc time.Duration
+	for _, r := range results {
+		for k := range r.requests {
+			kinds[k] = true
+		}
+		switch r.name {
+		case "raw-client-go":
+			raw = r.wall
+		case "statecraft":
+			sc = r.wall
+		}
+	}
+	var sorted []string
+	for k := range kinds {
+		sorted = append(sorted, k)
+	}
+	sort.Strings(sorted)
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "| | %s |\n|---|", strings.Join(names(results), " | "))
+	for range results {
+		sb.WriteString("---|")
+	}
+	sb.WriteString("\n| wall time |")
+	for _, r := range results {
+		fmt.Fprintf(&sb, " %.2fs (%.0f objects/s) |", r.wall.Seconds(), float64(n)/r.wall.Seconds())
+	}
+	sb.WriteString("\n| ratio raw / variant |")
+	for _, r := range results {
+		fmt.Fprintf(&sb, " %.2f |", raw.Seconds()/r.wall.Seconds())
+	}
+	sb.WriteString("\n| live heap growth, caches included |")
+	for _, r := range results {
+		fmt.Fprintf(&sb, " %.1f MiB (%.1f KiB/object) |", float64(r.heapDelta)/(1<<20), float64(r.heapDelta)/1024/float64(n))
+	}
+	sb.WriteString("\n| allocated while converging |")
+	for _, r := range results {
+		fmt.Fprintf(&sb, " %.0f MiB (%.0f KiB/object) |", float64(r.alloc)/(1<<20), float64(r.alloc)/1024/float64(n))
+	}
+	for _, k := range sorted {
+		fmt.Fprintf(&sb, "\n| %s per object |", k)
+		for _, r := range results {
+			fmt.Fprintf(&sb, " %.3f |", float64(r.requests[k])/float64(n))
+		}
+	}
+	fmt.Fprintf(&sb, "\nratio raw/statecraft wall time: %.2f (goal >= 0.8)\n", raw.Seconds()/sc.Seconds())
+	return sb.String()
+}
+
+func names(rs []variantResult) []string {
+	var out []string
+	for _, r := range rs {
+		out = append(out, r.name)
+	}
+	return out
+}
+
+// waitCount polls until count() reaches n, or fails after a deadline.
+func waitCount(b *testing.B, what string, n int, count func() int) {
+	b.Helper()
+	deadline := time.Now().Add(10 * time.Minute)
+	for count() < n {
+		if time.Now().After(deadline) {
+			b.Fatalf("%s: %d of %d after 10m", what, count(), n)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// runStatecraft, runRaw and runControllerRuntime converge objs and return
+// the wall time from their start to convergence and the live heap then
+// (measured after the clock stopped, before shutting down).
+func runStatecraft(b *testing.B, cfg *rest.Config, _ []string, objs [][2]string) (time.Duration, uint64) {
+	start := time.Now()
+	client, err := kube.New(cfg, kube.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	f, diags := rules.LoadRef("objectpatch")
+	if diags.HasErrors() {
+		b.Fatal(diags)
+	}
+	ms, diags := fsm.Compile(f)
+	if diags.HasErrors() {
+		b.Fatal(diags)
+	}
+	c, err := controller.New(client, ms[:1], controller.Options{Workers: *benchWorkers,
+		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- c.Run(ctx) }()
+	// Each object's happy path ends in one status write (Applied).
+	waitCount(b, "statecraft: status writes", len(objs), func() int {
+		return int(metricSum(b, c, "statecraft_api_requests_total", map[string]string{"verb": "patch/status", "outcome": "ok"}))
+	})
+	wall := time.Since(start)
+	b.StopTimer()
+	live, _ := heap()
+	api := metricBreakdown(b, c)
+	cancel()
+	if err := <-done; err != nil {
+		b.Fatal(err)
+	}
+	runs, failures := c.Stats()
+	b.Logf("statecraft: %d reconciles (%d failed) for %d objects; adapter calls (reads from informers included): %s", runs, failures, len(objs), api)
+	b.StartTimer()
+	return wall, live
+}
+
+// metricBreakdown renders statecraft_api_requests_total per object.
+func metricBreakdown(b *testing.B, c *controller.Controller) string {
+	mfs, err := c.Metrics().Registry.Gather()
+	if err != nil {
+		b.Fatal(err)
+	}
+	var parts []string
+	for _, mf := range mfs {
+		if mf.GetName() != "statecraft_api_requests_total" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			var ls []string
+			for _, l := range m.GetLabel() {
+				ls = append(ls, l.GetValue())
+			}
+			parts = append(parts, fmt.Sprintf("%s=%.0f", strings.Join(ls, ":"), m.GetCounter().GetValue()))
+		}
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, " ")
+}
+
+// statusBody is the status the raw loop and the controller-runtime
+// reconciler write: what the policy writes for Applied.
+func statusBody(gen int64, now time.Time) []byte {
+	ts := now.UTC().Format(time.RFC3339)
+	body, _ := json.Marshal(map[string]any{"status": map[string]any{
+		"state": "Applied", "outcome": "Success", "reason": "Applied", "message": "",
+		"observedGeneration": gen, "retryCount": 0, "driftRetryCount": 0,
+		"lastAttemptTime": ts, "lastAppliedTime": ts,
+		"conditions": []any{
+			map[string]any{"type": "Ready", "status": "True", "reason": "Applied", "message": "", "observedGeneration": gen, "lastTransitionTime": ts},
+			map[string]any{"type": "Drifted", "status": "False", "reason": "Applied", "message": "", "observedGeneration": gen, "lastTransitionTime": ts},
+		},
+	}})
+	return body
+}
+
+func runRaw(b *testing.B, cfg *rest.Config, _ []string, objs [][2]string) (time.Duration, uint64) {
+	start := time.Now()
+	dyn := dynamic.NewForConfigOrDie(cfg)
+	ctx := context.Background()
+	work := make(chan [2]string)
+	var wg sync.WaitGroup
+	var failed atomic.Value
+	cmRes := corev1.SchemeGroupVersion.WithResource("configmaps")
+	for w := 0; w < *benchWorkers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for o := range work {
+				ns, name := o[0], o[1]
+				cms := dyn.Resource(cmRes).Namespace(ns)
+				if _, err := cms.Patch(ctx, "t"+name, types.MergePatchType, []byte(benchPatch), metav1.PatchOptions{DryRun: []string{metav1.DryRunAll}, FieldManager: "statecraft"}); err != nil {
+					failed.Store(err)
+					continue
+				}
+				if _, err := cms.Patch(ctx, "t"+name, types.MergePatchType, []byte(benchPatch), metav1.PatchOptions{FieldManager: "statecraft"}); err != nil {
+					failed.Store(err)
+					continue
+				}
+				if _, err := dyn.Resource(opGVR).Namespace(ns).Patch(ctx, name, types.MergePatchType, statusBody(1, time.Now()), metav1.PatchOptions{FieldManager: "statecraft"}, "status"); err != nil {
+					failed.Store(err)
+				}
+			}
+		}()
+	}
+	for _, o := range objs {
+		work <- o
+	}
+	close(work)
+	wg.Wait()
+	wall := time.Since(start)
+	if err, _ := failed.Load().(error); err != nil {
+		b.Fatal(err)
+	}
+	b.StopTimer()
+	live, _ := heap()
+	b.StartTimer()
+	return wall, live
+}
+
+// crReconciler is a hand-written controller-runtime reconciler of the
+// ObjectPatch happy path: read the patch and its target from the cache,
+// send nothing when the target already holds the patch, else dry-run and
+// patch it, then write the Applied status.
+type crReconciler struct {
+	c    crclient.Client
+	done atomic.Int64
+}
+
+func (r *crReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	op := &unstructured.Unstructured{}
+	op.SetGroupVersionKind(opGVR.GroupVersion().WithKind("ObjectPatch"))
+	if err := r.c.Get(ctx, req.NamespacedName, op); err != nil {
+		return reconcile.Result{}, crclient.IgnoreNotFound(err)
+	}
+	if st, _, _ := unstructured.NestedString(op.Object, "status", "state"); st == "Applied" {
+		if g, _, _ := unstructured.NestedInt64(op.Object, "status", "observedGeneration"); g == op.GetGeneration() {
+			return reconcile.Result{}, nil
+		}
+	}
+	apiVersion, _, _ := unstructured.NestedString(op.Object, "spec", "targetRef", "apiVersion")
+	kind, _, _ := unstructured.NestedString(op.Object, "spec", "targetRef", "kind")
+	name, _, _ := unstructured.NestedString(op.Object, "spec", "targetRef", "name")
+	patch, _, _ := unstructured.NestedMap(op.Object, "spec", "patch")
+	target := &unstructured.Unstructured{}
+	target.SetAPIVersion(apiVersion)
+	target.SetKind(kind)
+	if err := r.c.Get(ctx, crclient.ObjectKey{Namespace: req.Namespace, Name: name}, target); err != nil {
+		return reconcile.Result{}, err
+	}
+	if !holds(target.Object, patch) {
+		body, err := json.Marshal(patch)
+		if err != nil {
+			return reconcile.Result{}, err
+		}
+		if err := r.c.Patch(ctx, target.DeepCopy(), crclient.RawPatch(types.MergePatchType, body), crclient.DryRunAll, crclient.FieldOwner("statecraft")); err != nil {
+			return reconcile.Result{}, err
+		}
+		if err := r.c.Patch(ctx, target, crclient.RawPatch(types.MergePatchType, body), crclient.FieldOwner("statecraft")); err != nil {
+			return reconcile.Result{}, err
+		}
+	}
+	if err := r.c.Status().Patch(ctx, op, crclient.RawPatch(types.MergePatchType, statusBody(op.GetGeneration(), time.Now())), crclient.FieldOwner("statecraft")); err != nil {
+		return reconcile.Result{}, err
+	}
+	r.done.Add(1)
+	return reconcile.Result{}, nil
+}
+
+// holds reports whether obj already holds every member of a merge patch.
+func holds(obj, patch map[string]any) bool {
+	for k, pv := range patch {
+		ov, ok := obj[k]
+		switch pv := pv.(type) {
+		case nil:
+			if ok {
+				return false
+			}
+		case map[string]any:
+			om, isMap := ov.(map[string]any)
+			if !isMap || !holds(om, pv) {
+				return false
+			}
+		default:
+			if !ok || !reflect.DeepEqual(ov, pv) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func runControllerRuntime(b *testing.B, cfg *rest.Config, namespaces []string, objs [][2]string) (time.Duration, uint64) {
+	start := time.Now()
+	prefix := namespaces[0][:strings.LastIndex(namespaces[0], "-")]
+	ctrllog.SetLogger(logr.Discard())
+	mgr, err := manager.New(cfg, manager.Options{
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		Cache:                  crcache.Options{DefaultLabelSelector: labels.SelectorFromSet(labels.Set{benchLabel: prefix})},
+		Controller:             crconfig.Controller{SkipNameValidation: ptr.To(true)},
+		// Reads of unstructured objects from the cache, as typed ones are.
+		Client: crclient.Options{Cache: &crclient.CacheOptions{Unstructured: true}},
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := &crReconciler{c: mgr.GetClient()}
+	op := &unstructured.Unstructured{}
+	op.SetGroupVersionKind(opGVR.GroupVersion().WithKind("ObjectPatch"))
+	if err := ctrl.NewControllerManagedBy(mgr).For(op).WithEventFilter(predicate.GenerationChangedPredicate{}).
+		WithOptions(crcontroller.Options{MaxConcurrentReconciles: *benchWorkers}).Complete(r); err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	waitCount(b, "controller-runtime: statuses written", len(objs), func() int { return int(r.done.Load()) })
+	wall := time.Since(start)
+	b.StopTimer()
+	live, _ := heap()
+	cancel()
+	if err := <-done; err != nil {
+		b.Fatal(err)
+	}
+	b.StartTimer()
+	return wall, live
+}
