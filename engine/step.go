@@ -34,12 +34,12 @@ func (o Observation) value() map[string]any {
 		"message": o.Message,
 	}
 	if o.Object != nil {
-		v["object"] = library.Normalize(o.Object)
+		v["object"] = library.Canonical(o.Object)
 	}
 	if o.Items != nil {
 		items := make([]any, len(o.Items))
 		for i, it := range o.Items {
-			items[i] = library.Normalize(it)
+			items[i] = library.Canonical(it)
 		}
 		v["items"] = items
 	}
@@ -134,7 +134,7 @@ func statusOf(obj map[string]any) map[string]any {
 // newVars builds the activation for obj at now, resolving params. A param
 // whose override is invalid yields a Problem.
 func newVars(m *fsm.Machine, obj map[string]any, obs map[string]Observation, now time.Time) (*vars, *Problem) {
-	self, _ := library.Normalize(obj).(map[string]any)
+	self, _ := library.Canonical(obj).(map[string]any)
 	v := &vars{m: m, self: self, status: statusOf(self), now: now, params: map[string]any{}, obs: map[string]any{}}
 	var problem *Problem
 	for _, p := range m.Params {
@@ -386,7 +386,7 @@ func Outcome(d *Decision, pa PlannedAction, i int, res adapters.Result) ActionRe
 		return ar
 	}
 	if res.Outcome == adapters.OK && pa.Action.Expect != nil {
-		bind := map[string]any{"last": lastValue(ar), "result": library.Normalize(res.Object)}
+		bind := map[string]any{"last": lastValue(ar), "result": library.Canonical(res.Object)}
 		if pa.Items != nil {
 			bind["item"], bind["index"] = pa.Items[i], int64(i)
 		}
@@ -405,7 +405,7 @@ func Outcome(d *Decision, pa PlannedAction, i int, res adapters.Result) ActionRe
 func lastValue(ar ActionResult) map[string]any {
 	obj := map[string]any{}
 	if ar.Object != nil {
-		obj = library.Normalize(ar.Object).(map[string]any)
+		obj = library.Canonical(ar.Object).(map[string]any)
 	}
 	return map[string]any{"action": ar.Action, "outcome": ar.Outcome, "message": ar.Message, "object": obj}
 }

@@ -111,11 +111,11 @@ func satisfiedFn(a, b ref.Val) ref.Val {
 
 // MergePatch applies an RFC 7386 JSON merge patch to doc.
 func MergePatch(doc, patch any) (any, error) {
-	d, err := jsonvalue.Normalize(doc)
+	d, err := jsonvalue.Canonical(doc) // MergePatch writes nothing it is given
 	if err != nil {
 		return nil, err
 	}
-	p, err := jsonvalue.Normalize(patch)
+	p, err := jsonvalue.Canonical(patch)
 	if err != nil {
 		return nil, err
 	}
@@ -174,15 +174,33 @@ func Normalize(v any) any {
 	return n
 }
 
+// Canonical returns v itself when it already is canonical (see
+// jsonvalue.IsCanonical), else a normalized copy: for values that are only
+// read, it saves the copy.
+func Canonical(v any) any {
+	if c, err := jsonvalue.Canonical(v); err == nil {
+		return c
+	}
+	return v
+}
+
 // ToCEL converts an unstructured Go value to a CEL value.
 func ToCEL(v any) ref.Val {
-	return types.DefaultTypeAdapter.NativeToValue(Normalize(v))
+	return types.DefaultTypeAdapter.NativeToValue(Canonical(v))
 }
 
 // ToGo converts a CEL value to unstructured Go: maps, lists, strings, int64,
 // float64, bool, nil; timestamps become RFC 3339 strings and durations Go
 // duration strings, which is how status fields keep them.
 func ToGo(v ref.Val) any {
+	// A CEL value that wraps a Go map or list (the objects the engine reads
+	// are handed to CEL that way) converts back for free.
+	switch native := v.Value().(type) {
+	case map[string]any:
+		return native
+	case []any:
+		return native
+	}
 	switch x := v.(type) {
 	case nil:
 		return nil

@@ -186,7 +186,7 @@ func Validate(patch any, hasPatch bool, ops []Op) error {
 				return &Error{Index: -1, Field: "patch.metadata", Message: fmt.Sprintf("must be an object, not %s", describe(md))}
 			}
 		}
-		if _, err := jsonvalue.Normalize(patch); err != nil {
+		if _, err := jsonvalue.Canonical(patch); err != nil {
 			return &Error{Index: -1, Field: "patch", Message: err.Error()}
 		}
 	}
@@ -230,7 +230,7 @@ func validateOp(i int, op Op) error {
 		if !op.HasValue || op.Value == nil {
 			return opErr(i, "value", "%s requires a non-null value", op.Op)
 		}
-		if _, err := jsonvalue.Normalize(op.Value); err != nil {
+		if _, err := jsonvalue.Canonical(op.Value); err != nil {
 			return opErr(i, "value", "%s", err.Error())
 		}
 	case OpRemove:

@@ -65,19 +65,19 @@ func Plan(target map[string]any, patch any, ops []Op, opts Options) (*Result, er
 	if limit == 0 {
 		limit = DefaultCostLimit
 	}
-	orig, err := jsonvalue.Normalize(target)
+	orig, err := jsonvalue.Canonical(target) // copied below before anything is written
 	if err != nil {
 		return nil, &Error{Index: -1, Field: "target", Message: err.Error()}
 	}
 	if orig == nil {
 		orig = map[string]any{}
 	}
-	np, _ := jsonvalue.Normalize(patch) // checked by Validate
+	np, _ := jsonvalue.Canonical(patch) // checked by Validate; never written
 	r := &runner{ops: ops, parsed: make([]parsedPath, len(ops)), values: make([]any, len(ops)),
 		prgs: make([]cel.Program, len(ops)), pins: make([]pin, len(ops)), patch: np}
 	for i, op := range ops {
 		r.parsed[i], _ = parsePath(op.Path)
-		r.values[i], _ = jsonvalue.Normalize(op.Value)
+		r.values[i], _ = jsonvalue.Canonical(op.Value) // copied before use
 		p, msg := selectorProgram(op.Selector, limit)
 		if msg != "" {
 			return nil, opErr(i, "selector", "%s", msg)

@@ -246,3 +246,40 @@ func SortedKeys[V any](m map[string]V) []string {
 	sort.Strings(keys)
 	return keys
 }
+
+// IsCanonical reports whether v already is what Normalize would return:
+// only maps, lists, strings, bools, nil, int64, and float64 that are not
+// whole numbers. It allocates nothing, so callers that only read a value
+// can skip Normalize's copy.
+func IsCanonical(v any) bool {
+	switch t := v.(type) {
+	case nil, string, bool, int64:
+		return true
+	case float64:
+		return !(t == math.Trunc(t) && math.Abs(t) <= maxExactFloat) && !math.IsNaN(t) && !math.IsInf(t, 0)
+	case map[string]any:
+		for _, e := range t {
+			if !IsCanonical(e) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		for _, e := range t {
+			if !IsCanonical(e) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// Canonical returns v itself when IsCanonical(v), else Normalize(v): for
+// callers that only read the value, or copy before they write.
+func Canonical(v any) (any, error) {
+	if IsCanonical(v) {
+		return v, nil
+	}
+	return Normalize(v)
+}
