@@ -388,6 +388,9 @@ func (x *explorer) eventually(name string, states, except []string, start *Step)
 				what := fmt.Sprintf("rests in %s (reason %s) with nothing to wake it", c.state, orNone(c.reason))
 				if ok {
 					what = fmt.Sprintf("cycles through %s for ever", statesOf(cyc))
+					if statesOf(cyc) == "the same state" {
+						what = fmt.Sprintf("stays in %s (reason %s), rechecking for ever", c.state, orNone(c.reason))
+					}
 				}
 				return x.finding("property", fmt.Sprintf("property %q fails: left alone, the object never comes to %s: it %s", name, strings.Join(states, " or "), what), path, cyc)
 			}
