@@ -69,8 +69,23 @@ func ValidateSpec(spec any) map[string]any {
 // merge patch that takes target to the planned object (null when
 // unchanged), for validating the whole result in a single dry run.
 func PlanSpec(target, spec any) map[string]any {
-	out := map[string]any{"ok": false, "error": "", "changed": false, "object": map[string]any{}, "merge": nil, "json": nil, "full": nil}
 	tm, _ := target.(map[string]any)
+	key := ""
+	if v := version(tm); v != "" {
+		if c := contentKey(spec); c != "" {
+			key = v + "\x00" + c
+		}
+	}
+	return plans.get(key, func() map[string]any { return planSpec(tm, spec) })
+}
+
+// plans remembers plans by the target's uid and resourceVersion and the
+// spec's content: an object resting in a state is re-planned on every
+// check, and its target seldom changes.
+var plans = newMemo[map[string]any](4096)
+
+func planSpec(tm map[string]any, spec any) map[string]any {
+	out := map[string]any{"ok": false, "error": "", "changed": false, "object": map[string]any{}, "merge": nil, "json": nil, "full": nil}
 	patch, has, ops, err := specParts(spec)
 	if err != nil {
 		out["error"] = errorText(err)
@@ -163,27 +178,12 @@ func ArbitrateClaims(patches []any, self map[string]any) map[string]any {
 		} else if _, deleting := md["deletionTimestamp"]; deleting {
 			return
 		}
-		spec, _ := obj["spec"].(map[string]any)
-		patch, has, ops, err := specParts(spec)
-		if err == nil {
-			err = objpatch.Validate(patch, has, ops)
-		}
-		if err != nil && k != selfKey {
+		c := claimsOf(obj, md)
+		if !c.valid && k != selfKey {
 			return
 		}
-		if !has {
-			patch = nil
-		}
-		tr, _ := spec["targetRef"].(map[string]any)
-		av, _ := tr["apiVersion"].(string)
-		group := ""
-		if i := strings.Index(av, "/"); i >= 0 {
-			group = av[:i]
-		}
-		ns, _ := md["namespace"].(string)
-		target := strings.Join([]string{group, str(tr["kind"]), ns, str(tr["name"])}, "/")
 		created, _ := time.Parse(time.RFC3339, str(md["creationTimestamp"]))
-		cs = append(cs, objpatch.Claimant{Key: k, Target: target, CreationTimestamp: created, Name: str(md["name"]), Claims: objpatch.Claims(patch, ops)})
+		cs = append(cs, objpatch.Claimant{Key: k, Target: c.target, CreationTimestamp: created, Name: str(md["name"]), Claims: c.claims})
 	}
 	for _, it := range patches {
 		if obj, ok := it.(map[string]any); ok {
@@ -195,6 +195,45 @@ func ArbitrateClaims(patches []any, self map[string]any) map[string]any {
 	}
 	v := objpatch.Arbitrate(cs)[selfKey]
 	return map[string]any{"accepted": v.Accepted, "winner": v.Winner, "message": v.Message()}
+}
+
+// specClaims is what a patch's spec claims: valid is false when the spec
+// does not validate (it then claims nothing, unless it is the claimant
+// asking).
+type specClaims struct {
+	valid  bool
+	target string
+	claims []objpatch.Claim
+}
+
+// claimsByVersion remembers each patch's claims by its uid and
+// resourceVersion: every sibling patch is arbitrated again on every check
+// of every patch.
+var claimsByVersion = newMemo[specClaims](8192)
+
+func claimsOf(obj, md map[string]any) specClaims {
+	return claimsByVersion.get(version(obj), func() specClaims {
+		spec, _ := obj["spec"].(map[string]any)
+		patch, has, ops, err := specParts(spec)
+		if err == nil {
+			err = objpatch.Validate(patch, has, ops)
+		}
+		if !has {
+			patch = nil
+		}
+		tr, _ := spec["targetRef"].(map[string]any)
+		av, _ := tr["apiVersion"].(string)
+		group := ""
+		if i := strings.Index(av, "/"); i >= 0 {
+			group = av[:i]
+		}
+		ns, _ := md["namespace"].(string)
+		return specClaims{
+			valid:  err == nil,
+			target: strings.Join([]string{group, str(tr["kind"]), ns, str(tr["name"])}, "/"),
+			claims: objpatch.Claims(patch, ops),
+		}
+	})
 }
 
 func str(v any) string {
