@@ -1,8 +1,11 @@
 package library
 
 import (
-	"encoding/json"
+	"fmt"
+	"strings"
 	"sync"
+
+	"github.com/statecraft/statecraft/internal/jsonvalue"
 )
 
 // memo remembers the results of a pure computation by a key that identifies
@@ -40,26 +43,14 @@ func (m *memo[V]) get(key string, compute func() V) V {
 	return v
 }
 
-// version names an object's content as the API server does, by uid and
-// resourceVersion (the server gives every change a new resourceVersion),
-// or "" when the object has neither and nothing may be remembered. An
-// object built by hand that carries both must honour the same rule.
-func version(obj map[string]any) string {
-	md, _ := obj["metadata"].(map[string]any)
-	uid, _ := md["uid"].(string)
-	rv, _ := md["resourceVersion"].(string)
-	if uid == "" || rv == "" {
-		return ""
+// fingerprint keys a memo by the content of values: a uid and
+// resourceVersion would be cheaper, but several clusters (simulated ones
+// count their uids from 1) may share a process.
+func fingerprint(vs ...any) string {
+	var b strings.Builder
+	for _, v := range vs {
+		f := jsonvalue.Hash(v)
+		fmt.Fprintf(&b, "%016x%016x", f[0], f[1])
 	}
-	return uid + "@" + rv
-}
-
-// contentKey is the canonical JSON of v (map keys sorted), or "" when v
-// cannot be encoded.
-func contentKey(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return ""
-	}
-	return string(b)
+	return b.String()
 }

@@ -70,18 +70,12 @@ func ValidateSpec(spec any) map[string]any {
 // unchanged), for validating the whole result in a single dry run.
 func PlanSpec(target, spec any) map[string]any {
 	tm, _ := target.(map[string]any)
-	key := ""
-	if v := version(tm); v != "" {
-		if c := contentKey(spec); c != "" {
-			key = v + "\x00" + c
-		}
-	}
-	return plans.get(key, func() map[string]any { return planSpec(tm, spec) })
+	return plans.get(fingerprint(tm, spec), func() map[string]any { return planSpec(tm, spec) })
 }
 
-// plans remembers plans by the target's uid and resourceVersion and the
-// spec's content: an object resting in a state is re-planned on every
-// check, and its target seldom changes.
+// plans remembers plans by the content of target and spec: an object
+// resting in a state is re-planned on every check, and its target seldom
+// changes.
 var plans = newMemo[map[string]any](4096)
 
 func planSpec(tm map[string]any, spec any) map[string]any {
@@ -206,13 +200,12 @@ type specClaims struct {
 	claims []objpatch.Claim
 }
 
-// claimsByVersion remembers each patch's claims by its uid and
-// resourceVersion: every sibling patch is arbitrated again on every check
-// of every patch.
-var claimsByVersion = newMemo[specClaims](8192)
+// claimsBySpec remembers claims by namespace and spec: every sibling patch
+// is arbitrated again on every check of every patch.
+var claimsBySpec = newMemo[specClaims](8192)
 
 func claimsOf(obj, md map[string]any) specClaims {
-	return claimsByVersion.get(version(obj), func() specClaims {
+	return claimsBySpec.get(str(md["namespace"])+"/"+fingerprint(obj["spec"]), func() specClaims {
 		spec, _ := obj["spec"].(map[string]any)
 		patch, has, ops, err := specParts(spec)
 		if err == nil {

@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"hash/maphash"
 	"math"
 	"reflect"
 	"sort"
@@ -282,4 +283,71 @@ func Canonical(v any) (any, error) {
 		return v, nil
 	}
 	return Normalize(v)
+}
+
+// Fingerprint is a 128-bit hash of a JSON value's content, equal for equal
+// values (map order aside) and, for different values, different but with
+// negligible chance. It allocates nothing and is stable within a process
+// only (its seeds are random): for in-memory caches, never for output.
+type Fingerprint [2]uint64
+
+var seeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
+
+// Hash fingerprints v.
+func Hash(v any) Fingerprint {
+	return Fingerprint{hash(seeds[0], v), hash(seeds[1], v)}
+}
+
+func hash(seed maphash.Seed, v any) uint64 {
+	const (
+		tagNil = iota + 1
+		tagFalse
+		tagTrue
+		tagInt
+		tagFloat
+		tagString
+		tagList
+		tagMap
+		tagOther
+	)
+	mix := func(h, x uint64) uint64 {
+		h ^= x + 0x9e3779b97f4a7c15 + (h << 6) + (h >> 2)
+		return h
+	}
+	switch t := v.(type) {
+	case nil:
+		return tagNil
+	case bool:
+		if t {
+			return tagTrue
+		}
+		return tagFalse
+	case int64:
+		return mix(tagInt, uint64(t))
+	case float64:
+		if t == math.Trunc(t) && math.Abs(t) <= maxExactFloat {
+			return mix(tagInt, uint64(int64(t))) // equal to the int64, as Equal says
+		}
+		return mix(tagFloat, math.Float64bits(t))
+	case string:
+		return mix(tagString, maphash.String(seed, t))
+	case []any:
+		h := uint64(tagList)
+		for _, e := range t {
+			h = mix(h, hash(seed, e))
+		}
+		return mix(h, uint64(len(t)))
+	case map[string]any:
+		// Map order is random: combine the entries with a commutative sum.
+		var sum uint64
+		for k, e := range t {
+			sum += mix(maphash.String(seed, k), hash(seed, e))
+		}
+		return mix(mix(tagMap, sum), uint64(len(t)))
+	}
+	n, err := Normalize(v)
+	if err != nil {
+		return tagOther
+	}
+	return hash(seed, n)
 }

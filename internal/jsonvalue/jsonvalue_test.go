@@ -94,3 +94,22 @@ func TestEscapeTokenAndCanonicalJSON(t *testing.T) {
 		t.Errorf("CanonicalJSON = %s, %v", b, err)
 	}
 }
+
+func TestHash(t *testing.T) {
+	a := map[string]any{"x": []any{int64(1), "a", nil}, "y": map[string]any{"b": true, "c": 2.5}}
+	b := map[string]any{"y": map[string]any{"c": 2.5, "b": true}, "x": []any{1.0, "a", nil}}
+	if Hash(a) != Hash(b) {
+		t.Error("equal values must hash equal, whatever their map order or number type")
+	}
+	for _, c := range []any{
+		map[string]any{"x": []any{int64(1), "a"}, "y": map[string]any{"b": true, "c": 2.5}},
+		map[string]any{"x": []any{"a", int64(1), nil}, "y": map[string]any{"b": true, "c": 2.5}},
+		map[string]any{"x": []any{int64(1), "a", nil}, "y": map[string]any{"b": false, "c": 2.5}},
+		map[string]any{"x": []any{int64(1), "a", nil}, "y": map[string]any{"b": true, "c": 2.5}, "z": nil},
+		map[string]any{"x": []any{int64(1), "a", nil}, "y": map[string]any{"bb": true, "c": 2.5}},
+	} {
+		if Hash(a) == Hash(c) {
+			t.Errorf("different values hash equal: %v", c)
+		}
+	}
+}
