@@ -189,7 +189,8 @@ func Run(ctx context.Context, s *Scenario, ms []*fsm.Machine, opts Options) (*Re
 			return nil, err
 		}
 	} else {
-		cluster = sim.New(clock, sim.WithSeed(s.Seed))
+		// The engine and the runner only read what they get: share it.
+		cluster = sim.New(clock, sim.WithSeed(s.Seed), sim.WithSharedReads())
 	}
 	r := &runner{
 		s: s, opts: opts, clock: clock, cluster: cluster,

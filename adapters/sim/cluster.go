@@ -23,7 +23,10 @@ type Cluster struct {
 
 	kinds   map[kindKey]*kindInfo
 	objects map[objKey]*entry
-	byUID   map[string]objKey
+	// byKind indexes objects by apiVersion, kind and namespace, for List.
+	byKind      map[kindNS]map[objKey]*entry
+	sharedReads bool
+	byUID       map[string]objKey
 
 	rv      int64 // last resourceVersion handed out
 	uidSeq  int64
@@ -46,6 +49,9 @@ type objKey struct{ apiVersion, kind, namespace, name string }
 
 type entry struct {
 	obj map[string]any
+	// frozen, with WithSharedReads, is the copy of obj handed to readers;
+	// nil until first read after a change.
+	frozen map[string]any
 	// managed records which manager owns which leaf fields (JSON pointers).
 	managed map[managerKey]map[string]bool
 }
@@ -63,6 +69,13 @@ func WithSeed(seed uint64) Option {
 // with an empty Identity). Default: DefaultEngineIdentity.
 func WithEngineIdentity(name string) Option {
 	return func(c *Cluster) { c.engineIdentity = name }
+}
+
+// WithSharedReads makes Get and List hand every reader the same copy of
+// an object until it changes, instead of a copy each: for long simulations
+// whose readers never modify what they read (the engine does not).
+func WithSharedReads() Option {
+	return func(c *Cluster) { c.sharedReads = true }
 }
 
 // WithoutNamespaceCheck lets Create put namespaced objects in namespaces
@@ -90,6 +103,7 @@ func New(clock *Clock, opts ...Option) *Cluster {
 		clock:           clock,
 		kinds:           map[kindKey]*kindInfo{},
 		objects:         map[objKey]*entry{},
+		byKind:          map[kindNS]map[objKey]*entry{},
 		byUID:           map[string]objKey{},
 		engineIdentity:  DefaultEngineIdentity,
 		checkNamespaces: true,
@@ -226,7 +240,36 @@ func (c *Cluster) get(k *kindInfo, req adapters.Request) adapters.Result {
 	if !found {
 		return notFound(k, req.Ref.Name)
 	}
-	return ok(e.obj)
+	return adapters.Result{Outcome: adapters.OK, Object: c.read(e)}
+}
+
+// read returns what a reader gets of a stored object: a deep copy, or with
+// WithSharedReads one copy shared by every reader until the object changes.
+func (c *Cluster) read(e *entry) map[string]any {
+	if !c.sharedReads {
+		return copyObject(e.obj)
+	}
+	if e.frozen == nil {
+		e.frozen = copyObject(e.obj)
+	}
+	return e.frozen
+}
+
+type kindNS struct{ apiVersion, kind, namespace string }
+
+// index adds (or, with e nil, removes) a stored object in the List index.
+func (c *Cluster) index(key objKey, e *entry) {
+	ik := kindNS{key.apiVersion, key.kind, key.namespace}
+	if e == nil {
+		delete(c.byKind[ik], key)
+		return
+	}
+	m := c.byKind[ik]
+	if m == nil {
+		m = map[objKey]*entry{}
+		c.byKind[ik] = m
+	}
+	m[key] = e
 }
 
 func (c *Cluster) list(k *kindInfo, req adapters.Request) adapters.Result {
@@ -235,22 +278,28 @@ func (c *Cluster) list(k *kindInfo, req adapters.Request) adapters.Result {
 		return fail(adapters.Invalid, "unable to parse requirement: %v", err)
 	}
 	var keys []objKey
-	for key, e := range c.objects {
-		if key.apiVersion != k.apiVersion || key.kind != k.kind {
-			continue
+	match := func(key objKey, e *entry) {
+		if sel.matches(stringMap(metadata(e.obj)["labels"])) {
+			keys = append(keys, key)
 		}
-		if req.Ref.Namespace != "" && key.namespace != req.Ref.Namespace {
-			continue
+	}
+	if req.Ref.Namespace != "" {
+		for key, e := range c.byKind[kindNS{k.apiVersion, k.kind, req.Ref.Namespace}] {
+			match(key, e)
 		}
-		if !sel.matches(stringMap(metadata(e.obj)["labels"])) {
-			continue
+	} else {
+		for ik, m := range c.byKind {
+			if ik.apiVersion == k.apiVersion && ik.kind == k.kind {
+				for key, e := range m {
+					match(key, e)
+				}
+			}
 		}
-		keys = append(keys, key)
 	}
 	sortKeys(keys)
 	items := make([]map[string]any, 0, len(keys))
 	for _, key := range keys {
-		items = append(items, copyObject(c.objects[key].obj))
+		items = append(items, c.read(c.objects[key]))
 	}
 	return adapters.Result{Outcome: adapters.OK, Items: items}
 }
@@ -492,9 +541,10 @@ func (c *Cluster) commit(k *kindInfo, req adapters.Request, key objKey, old *ent
 		md["uid"] = fmt.Sprintf("uid-%06d", c.uidSeq)
 		old = &entry{}
 		c.objects[key] = old
+		c.index(key, old)
 		c.byUID[metaString(obj, "uid")] = key
 	}
-	old.obj = obj
+	old.obj, old.frozen = obj, nil
 	old.managed = managed
 	c.afterStore(k, key, old)
 	return ok(obj)

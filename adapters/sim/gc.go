@@ -111,6 +111,7 @@ func (c *Cluster) markDeleting(obj map[string]any, foreground bool) {
 func (c *Cluster) touch(e *entry) {
 	c.rv++
 	metadata(e.obj)["resourceVersion"] = strconv.FormatInt(c.rv, 10)
+	e.frozen = nil
 }
 
 // afterStore runs what follows a successful write: CRD registration and the
@@ -141,6 +142,7 @@ func (c *Cluster) remove(key objKey) map[string]any {
 		return nil
 	}
 	delete(c.objects, key)
+	c.index(key, nil)
 	uid := metaString(e.obj, "uid")
 	delete(c.byUID, uid)
 	c.rv++

@@ -53,6 +53,7 @@ func (c *Cluster) stage(obj map[string]any) error {
 		md["generation"] = int64(1)
 		e = &entry{}
 		c.objects[key] = e
+		c.index(key, e)
 		c.byUID[md["uid"].(string)] = key
 		e.managed = updateOwnership(k, req, nil, nil, norm)
 	} else {
@@ -65,7 +66,7 @@ func (c *Cluster) stage(obj map[string]any) error {
 		}
 		e.managed = updateOwnership(k, req, e.managed, e.obj, norm)
 	}
-	e.obj = norm
+	e.obj, e.frozen = norm, nil
 	c.afterStore(k, key, e)
 	return nil
 }

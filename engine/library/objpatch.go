@@ -3,6 +3,7 @@ package library
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/google/cel-go/common/types/ref"
 
 	"github.com/statecraft/statecraft/engine/objpatch"
+	"github.com/statecraft/statecraft/internal/jsonvalue"
 )
 
 // objpatchFunctions are thin CEL wrappers over package objpatch. They
@@ -149,6 +151,31 @@ func SatisfiedSpec(obj, spec any) bool {
 // is included or added). Patches being deleted and patches whose spec is
 // invalid claim nothing. It returns {accepted, winner, message}.
 func ArbitrateClaims(patches []any, self map[string]any) map[string]any {
+	return arbitrations.get(arbitrationKey(patches, self), func() map[string]any { return arbitrateClaims(patches, self) })
+}
+
+// arbitrations remembers verdicts by what arbitration reads of each patch:
+// its name, namespace, creation and deletion timestamps and spec (not its
+// status, which every check rewrites).
+var arbitrations = newMemo[map[string]any](4096)
+
+func arbitrationKey(patches []any, self map[string]any) string {
+	var b strings.Builder
+	one := func(obj map[string]any) {
+		md, _ := obj["metadata"].(map[string]any)
+		f := jsonvalue.Hash(obj["spec"])
+		fmt.Fprintf(&b, "%s/%s@%s~%s:%016x%016x;", str(md["namespace"]), str(md["name"]), str(md["creationTimestamp"]), str(md["deletionTimestamp"]), f[0], f[1])
+	}
+	one(self)
+	for _, it := range patches {
+		if obj, ok := it.(map[string]any); ok {
+			one(obj)
+		}
+	}
+	return b.String()
+}
+
+func arbitrateClaims(patches []any, self map[string]any) map[string]any {
 	key := func(obj map[string]any) string {
 		md, _ := obj["metadata"].(map[string]any)
 		ns, _ := md["namespace"].(string)
