@@ -49,7 +49,8 @@ func outcome(t *testing.T, path string, restartAt time.Duration) (string, []scen
 }
 
 // TestRestartResumes stops the engine after every moment something
-// happened in a drift streak (and in the week-long example) and checks
+// happened in a drift streak, in the week-long example and in three
+// revisioned rollouts, and checks
 // that the restarted engine, which keeps nothing but what status holds,
 // ends exactly where an uninterrupted engine ends.
 func TestRestartResumes(t *testing.T) {
@@ -57,6 +58,9 @@ func TestRestartResumes(t *testing.T) {
 		"../examples/objectpatch/drift-streak.scenario.hcl",
 		"../spec/conformance/objectpatch/drift-repair.scenario.hcl",
 		"../examples/objectpatch/week.scenario.hcl",
+		"../examples/cod/my-app.scenario.hcl",
+		"../spec/conformance/cod/handoff.scenario.hcl",
+		"../spec/conformance/cod/deadline.scenario.hcl",
 	} {
 		t.Run(path, func(t *testing.T) {
 			want, trace := outcome(t, path, 0)
