@@ -113,6 +113,19 @@ func sharedControlPlane(t testing.TB) *controlplane.ControlPlane {
 	return shared.cp
 }
 
+var uniqs = map[string]int{}
+
+// uniq returns name, or name-N when this process already used it: the
+// control plane outlives a test (-count=2 runs it again), and a namespace
+// is never deleted without kube-controller-manager.
+func uniq(name string) string {
+	uniqs[name]++
+	if n := uniqs[name]; n > 1 {
+		return fmt.Sprintf("%s-%d", name, n)
+	}
+	return name
+}
+
 // env is what a test needs to talk to the shared API server as admin.
 type env struct {
 	t   *testing.T
@@ -340,6 +353,9 @@ func (e *env) kubectlErr(stdin string, args ...string) (string, error) {
 // PDB patches, the selector operations, and a literal null stored by
 // `kubectl apply --server-side` that removes a ConfigMap key.
 func TestSeedExamplesWithKubectl(t *testing.T) {
+	if uniq("patches-demo") != "patches-demo" {
+		t.Skip("the seed's examples name their objects; they are applied once per control plane (-count=1)")
+	}
 	e := newEnv(t)
 	root, err := controlplane.RepoRoot()
 	if err != nil {
@@ -489,7 +505,7 @@ func reconcilesAfter(t *testing.T, ctrl *controller.Controller, n int64) {
 // reapply annotation, which is cleared; with spec.drift (short intervals,
 // which the CRD accepts) it is repaired, the count kept.
 func TestDriftReportedAndRepaired(t *testing.T) {
-	const ns = "drift-e2e"
+	ns := uniq("drift-e2e")
 	e := newEnv(t, ns)
 	e.createCM(ns, "report", map[string]string{"a": "1"})
 	e.createCM(ns, "repair", map[string]string{"a": "1"})
@@ -580,19 +596,19 @@ func TestDriftReportedAndRepaired(t *testing.T) {
 // patch on the target and setting the reapply annotation applies it and
 // clears the annotation.
 func TestTargetAccessDeniedWithRBAC(t *testing.T) {
-	const ns, user = "rbac-e2e", "statecraft-restricted"
+	ns, user, role := uniq("rbac-e2e"), uniq("statecraft-restricted"), uniq("statecraft-e2e-objectpatches")
 	e := newEnv(t, ns)
 	rules := []rbacv1.PolicyRule{
 		{APIGroups: []string{"rightsizing.kubex.ai"}, Resources: []string{"objectpatches", "clusterobjectpatches"}, Verbs: []string{"get", "list", "watch", "patch"}},
 		{APIGroups: []string{"rightsizing.kubex.ai"}, Resources: []string{"objectpatches/status", "clusterobjectpatches/status"}, Verbs: []string{"get", "patch", "update"}},
 		{APIGroups: []string{"", "events.k8s.io"}, Resources: []string{"events"}, Verbs: []string{"create", "patch"}},
 	}
-	if _, err := e.kc.RbacV1().ClusterRoles().Create(e.ctx, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "statecraft-e2e-objectpatches"}, Rules: rules}, metav1.CreateOptions{}); err != nil {
+	if _, err := e.kc.RbacV1().ClusterRoles().Create(e.ctx, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: role}, Rules: rules}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := e.kc.RbacV1().ClusterRoleBindings().Create(e.ctx, &rbacv1.ClusterRoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: "statecraft-e2e-objectpatches"},
-		RoleRef:    rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: "statecraft-e2e-objectpatches"},
+		ObjectMeta: metav1.ObjectMeta{Name: role},
+		RoleRef:    rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: role},
 		Subjects:   []rbacv1.Subject{{Kind: "User", APIGroup: "rbac.authorization.k8s.io", Name: user}},
 	}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
@@ -677,7 +693,7 @@ func parseTime(t *testing.T, v any) time.Time {
 // 1, nextDriftRetryTime pending) and a new one started resume from status:
 // the repair waits for the stored deadline and the count is kept.
 func TestRestartMidDriftStreak(t *testing.T) {
-	const ns = "restart-e2e"
+	ns := uniq("restart-e2e")
 	e := newEnv(t, ns)
 	e.createCM(ns, "target", map[string]string{"a": "1"})
 	first := start(t, e.cp.Config, controller.Options{Namespace: ns})
@@ -723,7 +739,7 @@ func TestRestartMidDriftStreak(t *testing.T) {
 // Two replicas with leader election: only the leader reconciles; when it
 // is stopped the other takes the Lease and converges a new ObjectPatch.
 func TestLeaderElectionFailover(t *testing.T) {
-	const ns = "leader-e2e"
+	ns := uniq("leader-e2e")
 	e := newEnv(t, ns)
 	e.createCM(ns, "one", nil)
 	e.createCM(ns, "two", nil)
@@ -821,7 +837,8 @@ func (r *recorder) seen() map[string]int {
 // Two shards converge disjoint halves: every ObjectPatch is Applied and
 // each was driven by exactly one shard.
 func TestShardsConvergeDisjointHalves(t *testing.T) {
-	const ns, n = "shard-e2e", 20
+	const n = 20
+	ns := uniq("shard-e2e")
 	e := newEnv(t, ns)
 	recs := []*recorder{{objects: map[string]int{}}, {objects: map[string]int{}}}
 	var shards []*running
@@ -986,7 +1003,8 @@ func statusResponse(req *http.Request, code int, reason string) *http.Response {
 // documented states, and nothing panics. A Run that fails (its start-up
 // discovery hit a fault) is restarted, as a pod would be.
 func TestFaultInjectingTransport(t *testing.T) {
-	const ns, n = "faults-e2e", 20
+	const n = 20
+	ns := uniq("faults-e2e")
 	e := newEnv(t, ns)
 	f := &faulty{rate: 0.15, rng: rand.New(rand.NewSource(7)), counts: map[string]int{}}
 	cfg := rest.CopyConfig(e.cp.Config)
