@@ -27,6 +27,23 @@ scenario "drift repair with backoff until the budget is spent" {
       "status.conditions[Drifted].status" = "True"
     }
   }
+  # OP-66: while a deadline is pending the target is not read at all: the
+  # second streak's deadline is 10 minutes off, and the read count does not
+  # move between just after the drift is found and just before the deadline.
+  expect "20m30s" {
+    reads {
+      verb  = "get"
+      kind  = "Deployment"
+      count = 5
+    }
+  }
+  expect "29m30s" {
+    reads {
+      verb  = "get"
+      kind  = "Deployment"
+      count = 5
+    }
+  }
   # Not repaired before the deadline.
   expect "14m" {
     object = "Deployment/patches-demo/application"
