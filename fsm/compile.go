@@ -66,6 +66,14 @@ type compiler struct {
 	env      *cel.Env // base: self, status, now, params, observations, lets
 	routeEnv *cel.Env // + last
 	exp      *cel.Env // + result
+	// compiled shares the work of identical expressions compiled in the
+	// same environment (rule files repeat "now", a param, a counter step).
+	compiled map[compiledKey]*Program
+}
+
+type compiledKey struct {
+	env    *cel.Env
+	source string
 }
 
 func (c *compiler) errf(rng hcl.Range, summary, format string, args ...any) {
@@ -386,6 +394,15 @@ func (c *compiler) program(env *cel.Env, e *rules.Expr, want *cel.Type) *Program
 	if e == nil || env == nil {
 		return nil
 	}
+	key := compiledKey{env, e.Source}
+	if done, ok := c.compiled[key]; ok {
+		out := done.Out
+		if want != nil && !out.IsExactType(cel.DynType) && !out.IsAssignableType(want) {
+			c.errf(e.Range, "Wrong expression type", "This expression must give a %s; it gives a %s.", want, out)
+			return nil
+		}
+		return &Program{Expr: e, Out: out, Cost: done.Cost, prg: done.prg, env: done.env, ast: done.ast}
+	}
 	ast, iss := env.Compile(e.Source)
 	if iss != nil && iss.Err() != nil {
 		for _, ce := range iss.Errors() {
@@ -415,6 +432,10 @@ func (c *compiler) program(env *cel.Env, e *rules.Expr, want *cel.Type) *Program
 	if est, err := env.EstimateCost(ast, costEstimator); err == nil {
 		p.Cost = est
 	}
+	if c.compiled == nil {
+		c.compiled = map[compiledKey]*Program{}
+	}
+	c.compiled[key] = p
 	return p
 }
 
