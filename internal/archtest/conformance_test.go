@@ -71,7 +71,7 @@ func TestConformanceTable(t *testing.T) {
 		// Where the line names the partial and open claims, they must be
 		// the rows with that status.
 		for _, status := range []string{"partial", "open"} {
-			named := regexp.MustCompile(`\d+ `+status+` \(([^)]*)\)`).FindStringSubmatch(strings.ReplaceAll(sec, "\n", " "))
+			named := regexp.MustCompile(`\d+ ` + status + ` \(([^)]*)\)`).FindStringSubmatch(strings.ReplaceAll(sec, "\n", " "))
 			if named == nil {
 				continue
 			}
