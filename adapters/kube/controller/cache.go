@@ -8,6 +8,7 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -185,8 +186,30 @@ func (c *Cache) Stop() {
 }
 
 // Scope implements adapters.API.
+//
+// The client answers Unknown both for a kind the server does not serve and
+// when discovery failed. The two are told apart by asking the REST mapper
+// again (discovery is fetched anew after a failure): a kind it now knows is
+// answered, a NoMatch is Unknown, and any other error marks the reconcile
+// in ctx unreliable (see unreliable.go) before answering Unknown.
 func (c *Cache) Scope(ctx context.Context, apiVersion, kind string) adapters.Scope {
-	return c.client.Scope(ctx, apiVersion, kind)
+	if s := c.client.Scope(ctx, apiVersion, kind); s != adapters.Unknown {
+		return s
+	}
+	gv, err := schema.ParseGroupVersion(apiVersion)
+	if err != nil || kind == "" || gv.Version == "" {
+		return adapters.Unknown
+	}
+	m, err := c.client.Mapper().RESTMapping(schema.GroupKind{Group: gv.Group, Kind: kind}, gv.Version)
+	switch {
+	case err == nil && m.Scope.Name() == meta.RESTScopeNameNamespace:
+		return adapters.Namespaced
+	case err == nil:
+		return adapters.Cluster
+	case !meta.IsNoMatchError(err):
+		markUnreliable(ctx)
+	}
+	return adapters.Unknown
 }
 
 // Do implements adapters.API: Get and List from a synced informer when one

@@ -109,7 +109,7 @@ func New(client *kube.Client, machines []*fsm.Machine, opts Options) (*Controlle
 	}
 	c.cache = NewCache(client, opts.Resync, opts.Now, c.onChange)
 	c.metrics = newMetrics(c.queue.Len)
-	c.api = counted{API: c.cache, m: c.metrics}
+	c.api = guarded{counted{API: c.cache, m: c.metrics}}
 	if opts.Shadow != nil {
 		c.api = &shadow{API: c.api, log: opts.Shadow}
 	}
@@ -253,7 +253,11 @@ func (c *Controller) next(ctx context.Context) bool {
 	now := c.opts.Now()
 	c.reconciles.Add(1)
 	c.metrics.woke(ref, now)
-	rep, err := engine.Reconcile(ctx, m, c.api, ref, now, tracer{c, ref, m.Name})
+	rctx, unsure := withReliability(ctx)
+	rep, err := engine.Reconcile(rctx, m, c.api, ref, now, tracer{c, ref, m.Name, unsure})
+	if err == nil && unsure.Load() {
+		err = fmt.Errorf("API discovery failed during the reconcile; nothing was written")
+	}
 	if err != nil {
 		c.failures.Add(1)
 		c.metrics.reconciles.WithLabelValues(m.Name, "error").Inc()
@@ -278,6 +282,7 @@ type tracer struct {
 	c       *Controller
 	ref     adapters.Ref
 	machine string
+	unsure  *atomic.Bool // the reconcile is unreliable: record no Event
 }
 
 func (t tracer) Transition(_ time.Time, obj adapters.Ref, r *engine.Result) {
@@ -311,7 +316,7 @@ func (t tracer) Problem(_ time.Time, obj adapters.Ref, p *engine.Problem) {
 }
 
 func (t tracer) event(obj adapters.Ref, typ, reason, msg string) {
-	if t.c.opts.Events == nil {
+	if t.c.opts.Events == nil || t.unsure != nil && t.unsure.Load() {
 		return
 	}
 	ctx := context.Background()

@@ -1062,3 +1062,120 @@ func TestFaultInjectingTransport(t *testing.T) {
 		t.Error("no fault was injected")
 	}
 }
+
+// discoveryOutage answers discovery requests with 503: all of them while
+// down, and the next failNext of them (a blip).
+type discoveryOutage struct {
+	down     atomic.Bool
+	failNext atomic.Int64
+	count    atomic.Int64
+}
+
+func (d *discoveryOutage) wrap(cfg *rest.Config) *rest.Config {
+	cfg = rest.CopyConfig(cfg)
+	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
+		return roundTripFunc(func(req *http.Request) (*http.Response, error) {
+			if requestKind(req) == "discovery" && (d.down.Load() || d.failNext.Add(-1) >= 0) {
+				d.count.Add(1)
+				return statusResponse(req, http.StatusServiceUnavailable, "ServiceUnavailable"), nil
+			}
+			return rt.RoundTrip(req)
+		})
+	}
+	return cfg
+}
+
+// A transient discovery failure is not an unsupported target: a kind
+// installed after the controller started is looked up in discovery when a
+// patch first targets it; if discovery answers 503 then, the patch must not
+// end in the final Error/UnsupportedTarget (which needs a human to set the
+// reapply annotation, and whose message would say the server does not serve
+// the kind) but be applied once discovery answers. Two cases: one failed
+// discovery request (a blip), and an outage that lasts several reconciles
+// (nothing may be written meanwhile, status included).
+func TestTransientDiscoveryFailureIsNotUnsupported(t *testing.T) {
+	ns, group := uniq("discovery-e2e"), uniq("gizmos")+".e2e.statecraft.dev"
+	e := newEnv(t, ns)
+	outage := &discoveryOutage{}
+	r := start(t, outage.wrap(e.cp.Config), controller.Options{Namespace: ns})
+	eventually(t, "controller synced", func() (bool, string) { return r.ctrl.Idle(), "" })
+
+	for _, c := range []struct {
+		kind   string
+		outage func()
+	}{
+		{"Gizmo", func() { outage.failNext.Store(1) }},
+		{"Doodad", func() { outage.down.Store(true) }},
+	} {
+		plural := strings.ToLower(c.kind) + "s"
+		e.installCRD(group, c.kind)
+		res := schema.GroupVersionResource{Group: group, Version: "v1", Resource: plural}
+		eventually(t, c.kind+" is served", func() (bool, string) {
+			_, err := e.dyn.Resource(res).Namespace(ns).Create(e.ctx, &unstructured.Unstructured{Object: map[string]any{
+				"apiVersion": group + "/v1", "kind": c.kind, "metadata": map[string]any{"name": "t1"}, "spec": map[string]any{"size": int64(1)},
+			}}, metav1.CreateOptions{})
+			return err == nil, fmt.Sprint(err)
+		})
+		before := outage.count.Load()
+		c.outage()
+		name := plural + "-patch"
+		if _, err := e.dyn.Resource(opGVR).Namespace(ns).Create(e.ctx, &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "rightsizing.kubex.ai/v1alpha1", "kind": "ObjectPatch",
+			"metadata": map[string]any{"name": name, "namespace": ns},
+			"spec": map[string]any{
+				"requeueInterval": "1s",
+				"targetRef":       map[string]any{"apiVersion": group + "/v1", "kind": c.kind, "name": "t1"},
+				"patch":           map[string]any{"spec": map[string]any{"size": int64(2)}},
+			},
+		}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if outage.down.Load() {
+			_, failed0 := r.ctrl.Stats()
+			eventually(t, "reconciles failed during the outage", func() (bool, string) {
+				_, failed := r.ctrl.Stats()
+				return failed >= failed0+3, fmt.Sprint(failed-failed0, " failed reconciles")
+			})
+			if st := e.status(ns, name); len(st) != 0 {
+				t.Errorf("status written during the discovery outage: %v", st)
+			}
+			outage.down.Store(false)
+		}
+		eventually(t, name+" Applied after the discovery failure", func() (bool, string) {
+			st := e.status(ns, name)
+			if st["state"] == "Error" {
+				t.Fatalf("a transient discovery failure left %s in a final Error: %v", name, st)
+			}
+			return st["state"] == "Applied", jsonish(st)
+		})
+		g, err := e.dyn.Resource(res).Namespace(ns).Get(e.ctx, "t1", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if size, _, _ := unstructured.NestedInt64(g.Object, "spec", "size"); size != 2 {
+			t.Errorf("%s size %d, want 2", c.kind, size)
+		}
+		if outage.count.Load() == before {
+			t.Errorf("%s: no discovery request failed: the case proves nothing", c.kind)
+		}
+	}
+}
+
+// installCRD installs a namespaced kind with an open schema in group/v1.
+func (e *env) installCRD(group, kind string) {
+	e.t.Helper()
+	plural := strings.ToLower(kind) + "s"
+	crdGVR := schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+	if _, err := e.dyn.Resource(crdGVR).Create(e.ctx, &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+		"metadata": map[string]any{"name": plural + "." + group},
+		"spec": map[string]any{
+			"group": group, "scope": "Namespaced",
+			"names": map[string]any{"kind": kind, "plural": plural, "singular": strings.ToLower(kind), "listKind": kind + "List"},
+			"versions": []any{map[string]any{"name": "v1", "served": true, "storage": true,
+				"schema": map[string]any{"openAPIV3Schema": map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}},
+		},
+	}}, metav1.CreateOptions{}); err != nil {
+		e.t.Fatal(err)
+	}
+}
