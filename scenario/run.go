@@ -29,6 +29,9 @@ type Line struct {
 	Object string        `json:"object,omitempty"`
 	Kind   string        `json:"kind"` // transition, request, world, problem
 	Text   string        `json:"text"`
+	// From and To are the states of a transition line.
+	From string `json:"from,omitempty"`
+	To   string `json:"to,omitempty"`
 }
 
 // String renders the line with its virtual time.
@@ -423,6 +426,9 @@ func (r *runner) Transition(now time.Time, obj adapters.Ref, res *engine.Result)
 		text += " wait until " + Stamp(res.Wake.Sub(r.s.Start))
 	}
 	r.add("transition", obj.String(), text)
+	if n := len(r.res.Trace); n > 0 {
+		r.res.Trace[n-1].From, r.res.Trace[n-1].To = res.From, res.To
+	}
 }
 
 // Step implements engine.StepTracer, forwarding to Options.Steps.

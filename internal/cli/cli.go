@@ -190,7 +190,7 @@ func explainCmd(stdout, stderr io.Writer) *cobra.Command {
 }
 
 func simCmd(stdout, stderr io.Writer) *cobra.Command {
-	var until, object, format string
+	var until, object, format, timeline string
 	var why bool
 	cmd := &cobra.Command{
 		Use:   "sim SCENARIO",
@@ -224,6 +224,18 @@ func simCmd(stdout, stderr io.Writer) *cobra.Command {
 				}
 				lines = kept
 			}
+			if timeline != "" {
+				s, _ := scenario.Load(args[0])
+				runFor := s.RunFor
+				if opts.Until > 0 && opts.Until < runFor {
+					runFor = opts.Until
+				}
+				var b strings.Builder
+				writeTimeline(&b, lines, runFor)
+				if err := os.WriteFile(timeline, []byte(b.String()), 0o644); err != nil {
+					return err
+				}
+			}
 			if format == "json" {
 				enc := json.NewEncoder(stdout)
 				for _, l := range lines {
@@ -250,6 +262,8 @@ func simCmd(stdout, stderr io.Writer) *cobra.Command {
 	cmd.Flags().StringVar(&object, "object", "", "show only lines about this object (Kind/namespace/name)")
 	cmd.Flags().StringVar(&format, "format", "text", "output format: text or json (one object per line)")
 	cmd.Flags().BoolVar(&why, "why", false, "under each transition, the values of its guard's clauses and why the earlier candidates did not fire; explain steps where nothing fired")
+	cmd.Flags().BoolVar(&why, "explain", false, "the same as --why")
+	cmd.Flags().StringVar(&timeline, "timeline", "", "also draw each object's states over virtual time into this SVG file")
 	return cmd
 }
 

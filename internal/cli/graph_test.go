@@ -1,9 +1,13 @@
 package cli_test
 
 import (
+	"bytes"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/statecraft/statecraft/internal/cli"
 )
 
 // TestGraph: the graph command prints the same bytes as the fsm golden
@@ -31,5 +35,30 @@ func TestGraph(t *testing.T) {
 	}
 	if code, _, stderr := run("graph", "../../rules/testdata/invalid/unknown_state.hcl"); code != 1 || !strings.Contains(stderr, "error: Unknown state") {
 		t.Errorf("invalid file: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// sim --timeline draws one row per object with a band per state.
+func TestSimTimeline(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "week.svg")
+	var stdout, stderr bytes.Buffer
+	if code := cli.Main([]string{"sim", "../../examples/objectpatch/week.scenario.hcl", "--timeline", out}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	svg, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(svg)
+	for _, want := range []string{"<svg", "ObjectPatch/patches-demo/deployment-patch", ">Applied<", "<title>NeedsUpdate", "<title>Error", "+7d00:00:00"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("timeline lacks %q", want)
+		}
+	}
+	var again bytes.Buffer
+	cli.Main([]string{"sim", "../../examples/objectpatch/week.scenario.hcl", "--timeline", out}, &again, &stderr)
+	svg2, _ := os.ReadFile(out)
+	if string(svg2) != s {
+		t.Error("two runs drew different timelines")
 	}
 }
