@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"hash/fnv"
 	"html"
 	"io"
 	"time"
@@ -13,7 +12,7 @@ import (
 // writeTimeline draws each object's states over virtual time as SVG: one
 // row per object (in the order objects first appear), one coloured band
 // per stretch of time in a state, labelled with the state, and a time axis.
-// It is deterministic: colours come from the state's name.
+// It is deterministic.
 func writeTimeline(w io.Writer, lines []scenario.Line, runFor time.Duration) {
 	type span struct {
 		state      string
@@ -45,14 +44,28 @@ func writeTimeline(w io.Writer, lines []scenario.Line, runFor time.Duration) {
 		rowH   = 26
 		top    = 30
 	)
+	// Colours go to states in the order they first appear: distinct for the
+	// first ten, and the same on every run.
+	colours := map[string]string{}
+	for _, obj := range order {
+		for _, sp := range rows[obj] {
+			if _, ok := colours[sp.state]; !ok {
+				colours[sp.state] = palette[len(colours)%len(palette)]
+			}
+		}
+	}
 	x := func(d time.Duration) float64 { return labelW + float64(width-labelW-10)*float64(d)/float64(runFor) }
 	height := top + rowH*len(order) + 30
 	fmt.Fprintf(w, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"sans-serif\" font-size=\"11\">\n", width, height)
 	fmt.Fprintf(w, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n")
-	for i := 0; i <= 10; i++ {
-		d := runFor * time.Duration(i) / 10
+	for i := 0; i <= 5; i++ {
+		d := runFor * time.Duration(i) / 5
+		anchor := "middle"
+		if i == 5 {
+			anchor = "end"
+		}
 		fmt.Fprintf(w, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#ddd\"/>\n", x(d), top-5, x(d), height-25)
-		fmt.Fprintf(w, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#555\">%s</text>\n", x(d), height-10, scenario.Stamp(d))
+		fmt.Fprintf(w, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"%s\" fill=\"#555\">%s</text>\n", x(d), height-10, anchor, scenario.Stamp(d))
 	}
 	for i, obj := range order {
 		y := top + i*rowH
@@ -67,7 +80,7 @@ func writeTimeline(w io.Writer, lines []scenario.Line, runFor time.Duration) {
 				x1 = x0 + 1
 			}
 			fmt.Fprintf(w, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"><title>%s %s–%s</title></rect>\n",
-				x0, y+3, x1-x0, rowH-6, colour(sp.state), html.EscapeString(sp.state), scenario.Stamp(sp.start), scenario.Stamp(end))
+				x0, y+3, x1-x0, rowH-6, colours[sp.state], html.EscapeString(sp.state), scenario.Stamp(sp.start), scenario.Stamp(end))
 			if x1-x0 > 7*float64(len(sp.state)) {
 				fmt.Fprintf(w, "<text x=\"%.1f\" y=\"%d\" fill=\"#111\">%s</text>\n", x0+3, y+16, html.EscapeString(sp.state))
 			}
@@ -76,9 +89,4 @@ func writeTimeline(w io.Writer, lines []scenario.Line, runFor time.Duration) {
 	fmt.Fprintln(w, "</svg>")
 }
 
-// colour picks a stable pastel colour for a state name.
-func colour(state string) string {
-	h := fnv.New32a()
-	h.Write([]byte(state))
-	return fmt.Sprintf("hsl(%d, 60%%, 75%%)", h.Sum32()%360)
-}
+var palette = []string{"#a6cee3", "#b2df8a", "#fb9a99", "#fdbf6f", "#cab2d6", "#ffff99", "#8dd3c7", "#bebada", "#fccde5", "#d9d9d9"}
