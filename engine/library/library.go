@@ -67,6 +67,18 @@ func (statecraftLib) CompileOptions() []cel.EnvOption {
 			cel.Overload("patch_merge_dyn_dyn", []*cel.Type{dyn, dyn}, dyn, cel.BinaryBinding(mergeFn))),
 		cel.Function("patch.satisfied",
 			cel.Overload("patch_satisfied_dyn_dyn", []*cel.Type{dyn, dyn}, cel.BoolType, cel.BinaryBinding(satisfiedFn))),
+		cel.Function("patch.contains",
+			cel.Overload("patch_contains_dyn_dyn", []*cel.Type{dyn, dyn}, cel.BoolType, cel.BinaryBinding(func(a, b ref.Val) ref.Val {
+				return types.Bool(jsonvalue.Contains(Canonical(ToGo(a)), Canonical(ToGo(b))))
+			}))),
+		cel.Function("microTime",
+			cel.Overload("microtime_timestamp", []*cel.Type{cel.TimestampType}, cel.StringType, cel.UnaryBinding(func(v ref.Val) ref.Val {
+				ts, ok := v.(types.Timestamp)
+				if !ok {
+					return types.NewErr("microTime: want a timestamp")
+				}
+				return types.String(ts.Time.UTC().Format(MicroTimeFormat))
+			}))),
 		cel.Function("backoff",
 			cel.Overload("backoff_duration_int_duration", []*cel.Type{cel.DurationType, cel.IntType, cel.DurationType}, cel.DurationType,
 				cel.FunctionBinding(backoffFn))),
@@ -121,6 +133,10 @@ func MergePatch(doc, patch any) (any, error) {
 	}
 	return jsonvalue.MergePatch(d, p), nil
 }
+
+// MicroTimeFormat is how Kubernetes writes a MicroTime (an Event's
+// eventTime): RFC 3339 with exactly six fractional digits.
+const MicroTimeFormat = "2006-01-02T15:04:05.000000Z07:00"
 
 // MaxBackoff caps every backoff at 24 hours unless the caller's cap is lower.
 const MaxBackoff = 24 * time.Hour

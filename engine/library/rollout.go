@@ -21,6 +21,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/statecraft/statecraft/internal/jsonvalue"
+
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
@@ -605,13 +607,11 @@ func roMapInto(m map[string]any, key string) map[string]any {
 	return sub
 }
 
-// satisfied reports whether merging desired into live changes nothing.
+// roSatisfied reports whether live holds everything desired says, as
+// after a server-side apply of it: fields the server defaulted (a
+// container's imagePullPolicy, say) are not a difference.
 func roSatisfied(live, desired map[string]any) bool {
-	out, err := MergePatch(live, desired)
-	if err != nil {
-		return false
-	}
-	return reflect.DeepEqual(Normalize(live), out)
+	return jsonvalue.Contains(Normalize(live), Normalize(desired))
 }
 
 // Teardown computes what an archived ClusterObjectSet still has to do, in

@@ -351,3 +351,43 @@ func hash(seed maphash.Seed, v any) uint64 {
 	}
 	return hash(seed, n)
 }
+
+// Contains reports whether every field of part is in whole with the same
+// value: maps key by key (a null in part means the key is absent or null),
+// lists of the same length element by element, scalars by value. Fields of
+// whole that part does not mention are ignored, so an object the server
+// has defaulted still contains the manifest that was applied.
+func Contains(whole, part any) bool {
+	switch p := part.(type) {
+	case map[string]any:
+		w, ok := whole.(map[string]any)
+		if !ok {
+			return false
+		}
+		for k, pv := range p {
+			wv, has := w[k]
+			if pv == nil {
+				if has && wv != nil {
+					return false
+				}
+				continue
+			}
+			if !has || !Contains(wv, pv) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		w, ok := whole.([]any)
+		if !ok || len(w) != len(p) {
+			return false
+		}
+		for i := range p {
+			if !Contains(w[i], p[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	return Equal(whole, part)
+}

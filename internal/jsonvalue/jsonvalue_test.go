@@ -113,3 +113,25 @@ func TestHash(t *testing.T) {
 		}
 	}
 }
+
+func TestContains(t *testing.T) {
+	live := map[string]any{"spec": map[string]any{"replicas": int64(2), "template": map[string]any{"spec": map[string]any{
+		"containers": []any{map[string]any{"name": "app", "image": "nginx", "imagePullPolicy": "Always"}}}}}}
+	for _, c := range []struct {
+		part any
+		want bool
+	}{
+		{map[string]any{"spec": map[string]any{"replicas": 2.0}}, true},
+		{map[string]any{"spec": map[string]any{"template": map[string]any{"spec": map[string]any{"containers": []any{map[string]any{"name": "app"}}}}}}, true},
+		{map[string]any{"spec": map[string]any{"template": map[string]any{"spec": map[string]any{"containers": []any{map[string]any{"name": "web"}}}}}}, false},
+		{map[string]any{"spec": map[string]any{"template": map[string]any{"spec": map[string]any{"containers": []any{}}}}}, false},
+		{map[string]any{"spec": map[string]any{"paused": nil}}, true},
+		{map[string]any{"spec": map[string]any{"replicas": nil}}, false},
+		{map[string]any{"spec": map[string]any{"replicas": int64(3)}}, false},
+		{map[string]any{"status": map[string]any{}}, false},
+	} {
+		if got := Contains(live, c.part); got != c.want {
+			t.Errorf("Contains(live, %v) = %v, want %v", c.part, got, c.want)
+		}
+	}
+}

@@ -329,7 +329,7 @@ machine "autopatch" {
         'reason': 'AutoPatchStarted',
         'action': 'Upgrade',
         'note': 'automatic patch of ' + next.component + ' from ' + next.from + ' to ' + next.to + ': ' + next.namespace + '/' + op_name,
-        'eventTime': string(now),
+        'eventTime': microTime(now),
         'reportingController': 'ichor.maesh.dev/auto-patch',
         'reportingInstance': 'statecraft'
       }
@@ -373,7 +373,7 @@ machine "autopatch" {
       verb     = create
       for_each = "has(status.effective) ? [dyn(int(now))] : []"
       target   = "{'apiVersion': 'events.k8s.io/v1', 'kind': 'Event', 'namespace': ref(self).namespace, 'name': self.metadata.name + '.settingschanged.' + string(item)}"
-      body     = "{'apiVersion': 'events.k8s.io/v1', 'kind': 'Event', 'metadata': {'name': self.metadata.name + '.settingschanged.' + string(item), 'namespace': ref(self).namespace}, 'regarding': {'apiVersion': self.apiVersion, 'kind': self.kind, 'namespace': ref(self).namespace, 'name': self.metadata.name}, 'type': 'Normal', 'reason': 'SettingsChanged', 'action': 'Configure', 'note': 'auto-patch: ' + string(enabled) + ', components: ' + components.join(',') + ', window: ' + (window == '' ? 'any time' : window), 'eventTime': string(now), 'reportingController': 'ichor.maesh.dev/auto-patch', 'reportingInstance': 'statecraft'}"
+      body     = "{'apiVersion': 'events.k8s.io/v1', 'kind': 'Event', 'metadata': {'name': self.metadata.name + '.settingschanged.' + string(item), 'namespace': ref(self).namespace}, 'regarding': {'apiVersion': self.apiVersion, 'kind': self.kind, 'namespace': ref(self).namespace, 'name': self.metadata.name}, 'type': 'Normal', 'reason': 'SettingsChanged', 'action': 'Configure', 'note': 'auto-patch: ' + string(enabled) + ', components: ' + components.join(',') + ', window: ' + (window == '' ? 'any time' : window), 'eventTime': microTime(now), 'reportingController': 'ichor.maesh.dev/auto-patch', 'reportingInstance': 'statecraft'}"
     }
     to  = Off
     set = { effective = "effective" }
@@ -389,7 +389,7 @@ machine "autopatch" {
       verb     = create
       for_each = "has(status.effective) ? [dyn(int(now))] : []"
       target   = "{'apiVersion': 'events.k8s.io/v1', 'kind': 'Event', 'namespace': ref(self).namespace, 'name': self.metadata.name + '.settingschanged.' + string(item)}"
-      body     = "{'apiVersion': 'events.k8s.io/v1', 'kind': 'Event', 'metadata': {'name': self.metadata.name + '.settingschanged.' + string(item), 'namespace': ref(self).namespace}, 'regarding': {'apiVersion': self.apiVersion, 'kind': self.kind, 'namespace': ref(self).namespace, 'name': self.metadata.name}, 'type': 'Normal', 'reason': 'SettingsChanged', 'action': 'Configure', 'note': 'auto-patch: ' + string(enabled) + ', components: ' + components.join(',') + ', window: ' + (window == '' ? 'any time' : window), 'eventTime': string(now), 'reportingController': 'ichor.maesh.dev/auto-patch', 'reportingInstance': 'statecraft'}"
+      body     = "{'apiVersion': 'events.k8s.io/v1', 'kind': 'Event', 'metadata': {'name': self.metadata.name + '.settingschanged.' + string(item), 'namespace': ref(self).namespace}, 'regarding': {'apiVersion': self.apiVersion, 'kind': self.kind, 'namespace': ref(self).namespace, 'name': self.metadata.name}, 'type': 'Normal', 'reason': 'SettingsChanged', 'action': 'Configure', 'note': 'auto-patch: ' + string(enabled) + ', components: ' + components.join(',') + ', window: ' + (window == '' ? 'any time' : window), 'eventTime': microTime(now), 'reportingController': 'ichor.maesh.dev/auto-patch', 'reportingInstance': 'statecraft'}"
     }
     to  = Active
     set = { effective = "effective" }
@@ -406,7 +406,7 @@ machine "autopatch" {
       verb     = create
       for_each = "has(status.effective) ? [dyn(int(now))] : []"
       target   = "{'apiVersion': 'events.k8s.io/v1', 'kind': 'Event', 'namespace': ref(self).namespace, 'name': self.metadata.name + '.settingschanged.' + string(item)}"
-      body     = "{'apiVersion': 'events.k8s.io/v1', 'kind': 'Event', 'metadata': {'name': self.metadata.name + '.settingschanged.' + string(item), 'namespace': ref(self).namespace}, 'regarding': {'apiVersion': self.apiVersion, 'kind': self.kind, 'namespace': ref(self).namespace, 'name': self.metadata.name}, 'type': 'Normal', 'reason': 'SettingsChanged', 'action': 'Configure', 'note': 'auto-patch: ' + string(enabled) + ', components: ' + components.join(',') + ', window: ' + (window == '' ? 'any time' : window), 'eventTime': string(now), 'reportingController': 'ichor.maesh.dev/auto-patch', 'reportingInstance': 'statecraft'}"
+      body     = "{'apiVersion': 'events.k8s.io/v1', 'kind': 'Event', 'metadata': {'name': self.metadata.name + '.settingschanged.' + string(item), 'namespace': ref(self).namespace}, 'regarding': {'apiVersion': self.apiVersion, 'kind': self.kind, 'namespace': ref(self).namespace, 'name': self.metadata.name}, 'type': 'Normal', 'reason': 'SettingsChanged', 'action': 'Configure', 'note': 'auto-patch: ' + string(enabled) + ', components: ' + components.join(',') + ', window: ' + (window == '' ? 'any time' : window), 'eventTime': microTime(now), 'reportingController': 'ichor.maesh.dev/auto-patch', 'reportingInstance': 'statecraft'}"
     }
     to      = Halted
     reason  = AutoPatchHalted
@@ -426,7 +426,7 @@ machine "autopatch" {
       verb     = create
       for_each = "has(status.effective) ? [dyn(int(now))] : []"
       target   = "{'apiVersion': 'events.k8s.io/v1', 'kind': 'Event', 'namespace': ref(self).namespace, 'name': self.metadata.name + '.settingschanged.' + string(item)}"
-      body     = "{'apiVersion': 'events.k8s.io/v1', 'kind': 'Event', 'metadata': {'name': self.metadata.name + '.settingschanged.' + string(item), 'namespace': ref(self).namespace}, 'regarding': {'apiVersion': self.apiVersion, 'kind': self.kind, 'namespace': ref(self).namespace, 'name': self.metadata.name}, 'type': 'Normal', 'reason': 'SettingsChanged', 'action': 'Configure', 'note': 'auto-patch: ' + string(enabled) + ', components: ' + components.join(',') + ', window: ' + (window == '' ? 'any time' : window), 'eventTime': string(now), 'reportingController': 'ichor.maesh.dev/auto-patch', 'reportingInstance': 'statecraft'}"
+      body     = "{'apiVersion': 'events.k8s.io/v1', 'kind': 'Event', 'metadata': {'name': self.metadata.name + '.settingschanged.' + string(item), 'namespace': ref(self).namespace}, 'regarding': {'apiVersion': self.apiVersion, 'kind': self.kind, 'namespace': ref(self).namespace, 'name': self.metadata.name}, 'type': 'Normal', 'reason': 'SettingsChanged', 'action': 'Configure', 'note': 'auto-patch: ' + string(enabled) + ', components: ' + components.join(',') + ', window: ' + (window == '' ? 'any time' : window), 'eventTime': microTime(now), 'reportingController': 'ichor.maesh.dev/auto-patch', 'reportingInstance': 'statecraft'}"
     }
     to      = Halted
     reason  = OperationNotCreated
@@ -470,7 +470,7 @@ machine "autopatch" {
     do "event" {
       verb   = create
       target = "{'apiVersion': 'events.k8s.io/v1', 'kind': 'Event', 'namespace': ref(self).namespace, 'name': self.metadata.name + '.autopatchhalted.' + halting[0].metadata.namespace + '.' + halting[0].metadata.name}"
-      body   = "{'apiVersion': 'events.k8s.io/v1', 'kind': 'Event', 'metadata': {'name': self.metadata.name + '.autopatchhalted.' + halting[0].metadata.namespace + '.' + halting[0].metadata.name, 'namespace': ref(self).namespace}, 'regarding': {'apiVersion': self.apiVersion, 'kind': self.kind, 'namespace': ref(self).namespace, 'name': self.metadata.name}, 'related': {'apiVersion': 'ichor.maesh.dev/v1alpha1', 'kind': 'TalosOperation', 'namespace': halting[0].metadata.namespace, 'name': halting[0].metadata.name}, 'type': 'Warning', 'reason': 'AutoPatchHalted', 'action': 'Halt', 'note': halt_message, 'eventTime': string(now), 'reportingController': 'ichor.maesh.dev/auto-patch', 'reportingInstance': 'statecraft'}"
+      body   = "{'apiVersion': 'events.k8s.io/v1', 'kind': 'Event', 'metadata': {'name': self.metadata.name + '.autopatchhalted.' + halting[0].metadata.namespace + '.' + halting[0].metadata.name, 'namespace': ref(self).namespace}, 'regarding': {'apiVersion': self.apiVersion, 'kind': self.kind, 'namespace': ref(self).namespace, 'name': self.metadata.name}, 'related': {'apiVersion': 'ichor.maesh.dev/v1alpha1', 'kind': 'TalosOperation', 'namespace': halting[0].metadata.namespace, 'name': halting[0].metadata.name}, 'type': 'Warning', 'reason': 'AutoPatchHalted', 'action': 'Halt', 'note': halt_message, 'eventTime': microTime(now), 'reportingController': 'ichor.maesh.dev/auto-patch', 'reportingInstance': 'statecraft'}"
     }
     to      = Halted
     reason  = AutoPatchHalted
@@ -508,7 +508,7 @@ machine "autopatch" {
     do "event" {
       verb   = create
       target = "{'apiVersion': 'events.k8s.io/v1', 'kind': 'Event', 'namespace': ref(self).namespace, 'name': self.metadata.name + '.autopatchhalted.' + halted_name.replace('/', '.')}"
-      body   = "{'apiVersion': 'events.k8s.io/v1', 'kind': 'Event', 'metadata': {'name': self.metadata.name + '.autopatchhalted.' + halted_name.replace('/', '.'), 'namespace': ref(self).namespace}, 'regarding': {'apiVersion': self.apiVersion, 'kind': self.kind, 'namespace': ref(self).namespace, 'name': self.metadata.name}, 'type': 'Warning', 'reason': 'AutoPatchHalted', 'action': 'Halt', 'note': status.?message.orValue(''), 'eventTime': string(now), 'reportingController': 'ichor.maesh.dev/auto-patch', 'reportingInstance': 'statecraft'}"
+      body   = "{'apiVersion': 'events.k8s.io/v1', 'kind': 'Event', 'metadata': {'name': self.metadata.name + '.autopatchhalted.' + halted_name.replace('/', '.'), 'namespace': ref(self).namespace}, 'regarding': {'apiVersion': self.apiVersion, 'kind': self.kind, 'namespace': ref(self).namespace, 'name': self.metadata.name}, 'type': 'Warning', 'reason': 'AutoPatchHalted', 'action': 'Halt', 'note': status.?message.orValue(''), 'eventTime': microTime(now), 'reportingController': 'ichor.maesh.dev/auto-patch', 'reportingInstance': 'statecraft'}"
     }
     to      = Halted
     reason  = OperationNotCreated

@@ -302,7 +302,7 @@ machine "clusterobjectset" {
       for_each = "plan.apply"
       target   = "ref(item)"
       body     = "item"
-      expect   = "patch.satisfied(result, item)"
+      expect   = "patch.contains(result, item)"
     }
     to      = RollingOut
     reason  = RollingOut

@@ -77,8 +77,8 @@ func (w *World) Objects(apiVersion, kind string) []map[string]any {
 	return res.Items
 }
 
-// Apply creates a starting object (its status, if any, through the status
-// subresource), without logging.
+// Apply creates (or server-side applies) a starting object, its status, if
+// any, through the status subresource, without logging.
 func (w *World) Apply(obj map[string]any) error {
 	ctx := context.Background()
 	ref := sim.RefOf(obj)
@@ -86,7 +86,10 @@ func (w *World) Apply(obj map[string]any) error {
 	if err != nil {
 		return err
 	}
-	res := w.api.Do(ctx, adapters.Request{Verb: adapters.Create, Ref: ref, Body: body})
+	// Server-side apply: a starting object the server already has (a CRD
+	// the control plane installed) is simply kept.
+	res := w.api.Do(ctx, adapters.Request{Verb: adapters.Patch, PatchType: adapters.ApplyPatch, Ref: ref, Body: body,
+		FieldManager: "scenario", Force: true})
 	if res.Outcome != adapters.OK {
 		return &applyError{ref: ref, res: res}
 	}
