@@ -16,6 +16,7 @@ import (
 	"io"
 	"log/slog"
 	"reflect"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -254,7 +255,7 @@ func (c *Controller) next(ctx context.Context) bool {
 	c.reconciles.Add(1)
 	c.metrics.woke(ref, now)
 	rctx, unsure := withReliability(ctx)
-	rep, err := engine.Reconcile(rctx, m, c.api, ref, now, tracer{c, ref, m.Name, unsure})
+	rep, err := engine.Reconcile(rctx, m, c.api, ref, now, &tracer{c: c, ref: ref, machine: m.Name, unsure: unsure})
 	if err == nil && unsure.Load() {
 		err = fmt.Errorf("API discovery failed during the reconcile; nothing was written")
 	}
@@ -277,15 +278,45 @@ func (c *Controller) next(ctx context.Context) bool {
 // tracer logs transitions and problems and records them as Events on the
 // object: a Warning for a problem or a failed action, Normal otherwise. A
 // transition that stays in its state without a request (a periodic check)
-// records nothing.
+// records nothing. Each Event names the clauses that decided the
+// transition, so the object's Events are its decision record (bounded by
+// the API server's Event retention).
 type tracer struct {
 	c       *Controller
 	ref     adapters.Ref
 	machine string
 	unsure  *atomic.Bool // the reconcile is unreliable: record no Event
+	// because holds the deciding clauses of the transition the last step
+	// chose.
+	because string
 }
 
-func (t tracer) Transition(_ time.Time, obj adapters.Ref, r *engine.Result) {
+// Step implements engine.StepTracer: when a step fires a transition that an
+// Event will record, it evaluates that transition's guard clause by clause
+// (a few times the cost of the step, paid on transitions only, never on a
+// check that finds nothing to do).
+func (t *tracer) Step(_ time.Time, _ adapters.Ref, m *fsm.Machine, snap engine.Snapshot, d *engine.Decision) {
+	t.because = ""
+	if d.Transition == nil || d.Transition.When == nil || t.c.opts.Shadow != nil || t.c.opts.Events == nil {
+		return
+	}
+	for _, w := range engine.Explain(m, snap, d) {
+		if !w.Fired {
+			continue
+		}
+		var parts []string
+		for _, cl := range w.Clauses {
+			if len(parts) == 4 {
+				parts = append(parts, "…")
+				break
+			}
+			parts = append(parts, cl.Text+" = "+cl.Value)
+		}
+		t.because = strings.Join(parts, ", ")
+	}
+}
+
+func (t *tracer) Transition(_ time.Time, obj adapters.Ref, r *engine.Result) {
 	t.c.opts.Logger.Info("transition", "object", obj.String(), "from", r.From, "to", r.To, "by", r.Transition, "reason", r.Reason)
 	t.c.metrics.transitions.WithLabelValues(t.machine, r.From, r.To, r.Reason).Inc()
 	if t.c.opts.Shadow != nil {
@@ -300,13 +331,16 @@ func (t tracer) Transition(_ time.Time, obj adapters.Ref, r *engine.Result) {
 		typ = kube.EventWarning
 	}
 	msg := fmt.Sprintf("%s → %s by %q", r.From, r.To, r.Transition)
+	if t.because != "" {
+		msg += " because " + t.because
+	}
 	if r.Message != "" {
 		msg += ": " + r.Message
 	}
 	t.event(obj, typ, r.Reason, msg)
 }
 
-func (t tracer) Problem(_ time.Time, obj adapters.Ref, p *engine.Problem) {
+func (t *tracer) Problem(_ time.Time, obj adapters.Ref, p *engine.Problem) {
 	t.c.opts.Logger.Warn("problem", "object", obj.String(), "reason", p.Reason, "message", p.Message)
 	if t.c.opts.Shadow != nil {
 		fmt.Fprintf(t.c.opts.Shadow, "%s: problem %s: %s\n", obj, p.Reason, p.Message)
@@ -315,7 +349,7 @@ func (t tracer) Problem(_ time.Time, obj adapters.Ref, p *engine.Problem) {
 	t.event(obj, kube.EventWarning, p.Reason, p.Message)
 }
 
-func (t tracer) event(obj adapters.Ref, typ, reason, msg string) {
+func (t *tracer) event(obj adapters.Ref, typ, reason, msg string) {
 	if t.c.opts.Events == nil || t.unsure != nil && t.unsure.Load() {
 		return
 	}

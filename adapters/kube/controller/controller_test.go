@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -131,17 +132,22 @@ func TestObjectPatchAgainstAPIServer(t *testing.T) {
 	if cm.Labels["managed-by"] != "statecraft" || cm.Labels["app"] != "demo" || cm.Data["b"] != "2" || cm.Data["a"] != "1" {
 		t.Fatalf("target after apply: labels %v data %v", cm.Labels, cm.Data)
 	}
-	eventually(t, "an Applied event", func() (bool, string) {
+	// The Event is the decision record: it names the clause that decided.
+	eventually(t, "an Applied event naming its deciding clause", func() (bool, string) {
 		evs, err := kc.CoreV1().Events("demo").List(ctx, metav1.ListOptions{})
 		if err != nil {
 			return false, err.Error()
 		}
+		var seen []string
 		for _, e := range evs.Items {
 			if e.InvolvedObject.Name == "settings-patch" && e.Reason == "Applied" {
-				return true, ""
+				if strings.Contains(e.Message, `by "apply" because drifted = true`) {
+					return true, ""
+				}
+				seen = append(seen, e.Message)
 			}
 		}
-		return false, jsonish(len(evs.Items))
+		return false, jsonish(seen)
 	})
 
 	// A target that appears later is found by the next check.
