@@ -80,10 +80,12 @@ func TestCRDs(t *testing.T) {
 					cols = append(cols, at(t, col, "name").(string))
 				}
 			}
-			eq(cols, []string{"State", "Reason", "Age"}, "printer columns")
-			eq(at(t, v, "additionalPrinterColumns", 0, "jsonPath"), ".status.state", "State column")
-			eq(at(t, v, "additionalPrinterColumns", 1, "jsonPath"), ".status.reason", "Reason column")
-			eq(at(t, v, "additionalPrinterColumns", 2, "type"), "date", "Age column")
+			// kubectl get shows the target, outcome, reason and age (issue 6).
+			eq(cols, []string{"Kind", "Target", "State", "Outcome", "Reason", "Age"}, "printer columns")
+			for i, path := range []string{".spec.targetRef.kind", ".spec.targetRef.name", ".status.state", ".status.outcome", ".status.reason", ".metadata.creationTimestamp"} {
+				eq(at(t, v, "additionalPrinterColumns", i, "jsonPath"), path, cols[i]+" column")
+			}
+			eq(at(t, v, "additionalPrinterColumns", 5, "type"), "date", "Age column")
 
 			schema := at(t, v, "schema", "openAPIV3Schema")
 			spec := at(t, schema, "properties", "spec")
