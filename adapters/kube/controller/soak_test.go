@@ -1,0 +1,204 @@
+package controller_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/statecraft/statecraft/adapters/kube/controller"
+)
+
+// TestSoak is the load test of issue 10, run by `make soak` (not in every
+// CI run): STATECRAFT_SOAK_OBJECTS ObjectPatches (default 10,000) on the
+// local API server, each with its own ConfigMap target and drift repair
+// on, while another actor drifts random targets for STATECRAFT_SOAK_FOR
+// (default 10m). It samples the queue depth and the live heap all along,
+// and demands: the queue stays bounded (never more than the objects),
+// the heap stays flat (the last quarter's peak within 1.5× of the first
+// quarter's, after convergence), and once the actor stops every patch is
+// Applied with its target patched.
+func TestSoak(t *testing.T) {
+	if os.Getenv("STATECRAFT_SOAK") != "1" {
+		t.Skip("set STATECRAFT_SOAK=1 (make soak) to run the load test")
+	}
+	n := envInt(t, "STATECRAFT_SOAK_OBJECTS", 10000)
+	dur := envDuration(t, "STATECRAFT_SOAK_FOR", 10*time.Minute)
+	const perNS = 200
+	var namespaces []string
+	for i := 0; i < (n+perNS-1)/perNS; i++ {
+		namespaces = append(namespaces, fmt.Sprintf("soak-%03d", i))
+	}
+	e := newEnv(t, namespaces...)
+	ns := func(i int) string { return namespaces[i/perNS] }
+	name := func(i int) string { return fmt.Sprintf("t-%05d", i) }
+
+	// Create the targets and the patches, 16 at a time.
+	var firstErr atomic.Value
+	parallel(n, 16, func(i int) {
+		_, err := e.kc.CoreV1().ConfigMaps(ns(i)).Create(e.ctx, &corev1.ConfigMap{
+			ObjectMeta: metav1.ObjectMeta{Name: name(i)}, Data: map[string]string{"i": strconv.Itoa(i)},
+		}, metav1.CreateOptions{})
+		if err == nil {
+			err = e.createOP(ns(i), name(i), name(i), map[string]any{
+				"requeueInterval": "30s",
+				"drift":           map[string]any{"retryInterval": "5s", "retryAmount": int64(0), "stabilizationWindow": "30s"},
+			})
+		}
+		if err != nil {
+			firstErr.CompareAndSwap(nil, err)
+		}
+	})
+	if err, _ := firstErr.Load().(error); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("created %d ConfigMaps and ObjectPatches", n)
+
+	run := start(t, e.cp.Config, controller.Options{Workers: 8})
+	ctrl := run.ctrl
+
+	// Sample the queue and the heap every second.
+	type sample struct {
+		at    time.Duration
+		queue int
+		heap  uint64
+	}
+	var mu sync.Mutex
+	var samples []sample
+	began := time.Now()
+	stopSampling := make(chan struct{})
+	go func() {
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stopSampling:
+				return
+			case <-tick.C:
+				var ms runtime.MemStats
+				runtime.ReadMemStats(&ms)
+				mu.Lock()
+				samples = append(samples, sample{time.Since(began), ctrl.QueueLen(), ms.HeapAlloc})
+				mu.Unlock()
+			}
+		}
+	}()
+
+	// The other actor: drift random targets until dur is over.
+	ctx, cancel := context.WithTimeout(e.ctx, dur)
+	defer cancel()
+	var drifts atomic.Int64
+	rng := rand.New(rand.NewPCG(1, 2))
+	for ctx.Err() == nil {
+		i := rng.IntN(n)
+		_, err := e.kc.CoreV1().ConfigMaps(ns(i)).Patch(ctx, name(i), types.MergePatchType,
+			[]byte(`{"metadata":{"labels":{"managed-by":"someone-else"}}}`), metav1.PatchOptions{})
+		if err == nil {
+			drifts.Add(1)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Logf("the actor drifted %d targets in %s", drifts.Load(), dur)
+
+	// Every patch converges once the actor stops.
+	deadline := time.Now().Add(10 * time.Minute)
+	for {
+		pending := 0
+		for i := 0; i < n; i++ {
+			cm := e.cm(ns(i), name(i))
+			if cm.Labels["managed-by"] != "statecraft" {
+				pending++
+			}
+		}
+		if pending == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d targets still not repaired 10 minutes after the actor stopped", pending)
+		}
+		time.Sleep(5 * time.Second)
+	}
+	for i := 0; i < n; i += max(1, n/500) { // a sample of the statuses
+		if st := e.status(ns(i), name(i)); st["outcome"] != "Success" {
+			t.Errorf("%s/%s: %v", ns(i), name(i), st)
+		}
+	}
+	close(stopSampling)
+
+	mu.Lock()
+	defer mu.Unlock()
+	maxQueue := 0
+	for _, s := range samples {
+		maxQueue = max(maxQueue, s.queue)
+	}
+	if maxQueue > n {
+		t.Errorf("queue depth reached %d, more than the %d objects", maxQueue, n)
+	}
+	q := len(samples) / 4
+	if q > 2 {
+		first, last := uint64(0), uint64(0)
+		for _, s := range samples[q : 2*q] { // after the initial convergence
+			first = max(first, s.heap)
+		}
+		for _, s := range samples[3*q:] {
+			last = max(last, s.heap)
+		}
+		t.Logf("queue depth at most %d; heap peak %d MiB in the second quarter, %d MiB in the last", maxQueue, first>>20, last>>20)
+		if float64(last) > 1.5*float64(first) {
+			t.Errorf("the heap grew: %d MiB in the second quarter, %d MiB in the last", first>>20, last>>20)
+		}
+	}
+	reconciles, failures := ctrl.Stats()
+	t.Logf("%d reconciles, %d failed and retried", reconciles, failures)
+}
+
+func parallel(n, width int, fn func(i int)) {
+	var wg sync.WaitGroup
+	next := atomic.Int64{}
+	for w := 0; w < width; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				fn(i)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+func envInt(t *testing.T, key string, def int) int {
+	if v := os.Getenv(key); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			t.Fatalf("%s: %v", key, err)
+		}
+		return n
+	}
+	return def
+}
+
+func envDuration(t *testing.T, key string, def time.Duration) time.Duration {
+	if v := os.Getenv(key); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			t.Fatalf("%s: %v", key, err)
+		}
+		return d
+	}
+	return def
+}
