@@ -205,12 +205,17 @@ func read(ctx context.Context, api adapters.API, rd Read) Observation {
 	}
 	if rd.List {
 		res := api.Do(ctx, adapters.Request{Verb: adapters.List, Ref: rd.Ref, LabelSelector: rd.LabelSelector})
-		return Observation{Outcome: res.Outcome, Items: res.Items, Scope: scope, Message: res.Message}
+		for i, it := range res.Items {
+			if c, ok := library.Canonical(it).(map[string]any); ok {
+				res.Items[i] = c
+			}
+		}
+		return Observation{Outcome: res.Outcome, Items: res.Items, Scope: scope, Message: res.Message, canonical: true}
 	}
 	res := api.Do(ctx, adapters.Request{Verb: adapters.Get, Ref: rd.Ref})
-	o := Observation{Outcome: res.Outcome, Scope: scope, Message: res.Message}
+	o := Observation{Outcome: res.Outcome, Scope: scope, Message: res.Message, canonical: true}
 	if res.Outcome == adapters.OK {
-		o.Object = res.Object
+		o.Object, _ = library.Canonical(res.Object).(map[string]any)
 	}
 	return o
 }

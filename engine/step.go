@@ -22,6 +22,9 @@ type Observation struct {
 	Scope   adapters.Scope   // how the observed kind is served
 	Message string
 	Skipped bool // its when was false
+	// canonical is set when Object and Items are already canonical JSON
+	// values (Reconcile makes them so once per read, not once per step).
+	canonical bool
 }
 
 func (o Observation) value() map[string]any {
@@ -33,13 +36,17 @@ func (o Observation) value() map[string]any {
 		"scope":   string(o.Scope),
 		"message": o.Message,
 	}
+	canon := library.Canonical
+	if o.canonical {
+		canon = func(v any) any { return v }
+	}
 	if o.Object != nil {
-		v["object"] = library.Canonical(o.Object)
+		v["object"] = canon(o.Object)
 	}
 	if o.Items != nil {
 		items := make([]any, len(o.Items))
 		for i, it := range o.Items {
-			items[i] = library.Canonical(it)
+			items[i] = canon(it)
 		}
 		v["items"] = items
 	}

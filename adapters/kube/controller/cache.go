@@ -31,7 +31,10 @@ type Cache struct {
 	client    *kube.Client
 	resync    time.Duration
 	IdleAfter time.Duration
-	now       func() time.Time
+	// SharedReads hands readers the informer's own objects instead of
+	// copies: for readers that never modify what they read (the engine).
+	SharedReads bool
+	now         func() time.Time
 
 	mu        sync.Mutex
 	informers map[schema.GroupVersionKind]*kindInformer
@@ -312,12 +315,18 @@ func (c *Cache) fresh(u *unstructured.Unstructured) map[string]any {
 	w, ok := c.written[ref]
 	if ok && w.before != "" && u.GetResourceVersion() == w.before {
 		c.mu.Unlock()
+		if c.SharedReads {
+			return w.obj
+		}
 		return runtime.DeepCopyJSON(w.obj)
 	}
 	if ok {
 		delete(c.written, ref)
 	}
 	c.mu.Unlock()
+	if c.SharedReads {
+		return u.Object
+	}
 	return u.DeepCopy().Object
 }
 
