@@ -329,7 +329,7 @@ func (r *runner) flush(trace bool) {
 			continue
 		}
 		if trace && !r.opts.DiscardTrace {
-			r.res.Trace = append(r.res.Trace, Line{At: rec.Time.Sub(r.s.Start), Kind: "request", Object: rec.Ref.String(), Text: "  " + requestText(rec)})
+			r.res.Trace = append(r.res.Trace, Line{At: rec.Time.Sub(r.s.Start), Kind: "request", Object: rec.Ref.String(), Text: "  " + RequestText(rec)})
 		}
 		if rec.Outcome != adapters.OK || rec.DryRun {
 			continue
@@ -382,7 +382,10 @@ func (r *runner) machinesByKind(apiVersion, kind string) []*fsm.Machine {
 	return nil
 }
 
-func requestText(rec sim.Record) string {
+// RequestText renders one request as a trace line shows it: verb,
+// subresource, object, patch type, dry run, identity, outcome and, for a
+// failure, the server's message.
+func RequestText(rec sim.Record) string {
 	var b strings.Builder
 	b.WriteString(string(rec.Verb))
 	if rec.Subresource != "" {
@@ -415,16 +418,7 @@ func (r *runner) Transition(now time.Time, obj adapters.Ref, res *engine.Result)
 		r.opts.Steps.Transition(now, obj, res)
 	}
 	r.flush(true)
-	text := fmt.Sprintf("%s: %s → %s by %q", obj, res.From, res.To, res.Transition)
-	if res.Reason != "" {
-		text += " reason " + res.Reason
-	}
-	if res.Last != nil && res.Last.Outcome != string(adapters.OK) {
-		text += fmt.Sprintf(" (%s %s)", res.Last.Action, res.Last.Outcome)
-	}
-	if res.Wait {
-		text += " wait until " + Stamp(res.Wake.Sub(r.s.Start))
-	}
+	text := TransitionText(obj, res, r.s.Start)
 	r.add("transition", obj.String(), text)
 	if n := len(r.res.Trace); n > 0 {
 		r.res.Trace[n-1].From, r.res.Trace[n-1].To = res.From, res.To
@@ -436,6 +430,22 @@ func (r *runner) Step(now time.Time, obj adapters.Ref, m *fsm.Machine, snap engi
 	if r.opts.Steps != nil {
 		r.opts.Steps.Step(now, obj, m, snap, d)
 	}
+}
+
+// TransitionText renders a fired transition as a trace line shows it, with
+// its wake-up as a time since start.
+func TransitionText(obj adapters.Ref, res *engine.Result, start time.Time) string {
+	text := fmt.Sprintf("%s: %s → %s by %q", obj, res.From, res.To, res.Transition)
+	if res.Reason != "" {
+		text += " reason " + res.Reason
+	}
+	if res.Last != nil && res.Last.Outcome != string(adapters.OK) {
+		text += fmt.Sprintf(" (%s %s)", res.Last.Action, res.Last.Outcome)
+	}
+	if res.Wait {
+		text += " wait until " + Stamp(res.Wake.Sub(start))
+	}
+	return text
 }
 
 // Problem implements engine.Tracer.

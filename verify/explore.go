@@ -13,13 +13,14 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/statecraft/statecraft/adapters"
+	"github.com/statecraft/statecraft/adapters/sim"
 	"github.com/statecraft/statecraft/engine"
 	"github.com/statecraft/statecraft/engine/library"
 	"github.com/statecraft/statecraft/fsm"
+	"github.com/statecraft/statecraft/scenario"
 )
 
 // Options bound the exploration.
@@ -414,33 +415,13 @@ func (a *faultAPI) Do(ctx context.Context, req adapters.Request) adapters.Result
 		res = a.w.Do(ctx, req)
 	}
 	if isWrite {
-		*a.lines = append(*a.lines, stamp(a.now.Sub(a.x.opts.Start))+"    "+requestText(req, res))
+		*a.lines = append(*a.lines, stamp(a.now.Sub(a.x.opts.Start))+"    "+scenario.RequestText(sim.Record{Verb: req.Verb, Ref: req.Ref, Subresource: req.Subresource,
+			PatchType: req.PatchType, DryRun: req.DryRun, Identity: req.Identity, Outcome: res.Outcome, Message: res.Message}))
 		if res.Outcome == adapters.OK && !req.DryRun && !self {
 			a.writes = append(a.writes, a.now)
 		}
 	}
 	return res
-}
-
-func requestText(req adapters.Request, res adapters.Result) string {
-	var b strings.Builder
-	b.WriteString(string(req.Verb))
-	if req.Subresource != "" {
-		b.WriteString(" " + req.Subresource)
-	}
-	b.WriteString(" " + req.Ref.String())
-	var opts []string
-	if req.PatchType != "" {
-		opts = append(opts, string(req.PatchType))
-	}
-	if req.DryRun {
-		opts = append(opts, "dry-run")
-	}
-	if len(opts) > 0 {
-		b.WriteString(" (" + strings.Join(opts, ", ") + ")")
-	}
-	b.WriteString(": " + string(res.Outcome))
-	return b.String()
 }
 
 type tracer struct {
@@ -449,17 +430,7 @@ type tracer struct {
 }
 
 func (t tracer) Transition(now time.Time, obj adapters.Ref, res *engine.Result) {
-	text := fmt.Sprintf("%s: %s → %s by %q", obj, res.From, res.To, res.Transition)
-	if res.Reason != "" {
-		text += " reason " + res.Reason
-	}
-	if res.Last != nil && res.Last.Outcome != string(adapters.OK) {
-		text += fmt.Sprintf(" (%s %s)", res.Last.Action, res.Last.Outcome)
-	}
-	if res.Wait {
-		text += " wait until " + stamp(res.Wake.Sub(t.x.opts.Start))
-	}
-	*t.lines = append(*t.lines, stamp(now.Sub(t.x.opts.Start))+"  "+text)
+	*t.lines = append(*t.lines, stamp(now.Sub(t.x.opts.Start))+"  "+scenario.TransitionText(obj, res, t.x.opts.Start))
 }
 
 func (t tracer) Problem(now time.Time, obj adapters.Ref, p *engine.Problem) {
@@ -615,14 +586,5 @@ func (x *explorer) abstract(v any, now time.Time) any {
 	return v
 }
 
-// stamp renders a duration since the start as +DdHH:MM:SS, as traces do.
-func stamp(d time.Duration) string {
-	days := d / (24 * time.Hour)
-	d -= days * 24 * time.Hour
-	h := d / time.Hour
-	d -= h * time.Hour
-	m := d / time.Minute
-	d -= m * time.Minute
-	s := d / time.Second
-	return fmt.Sprintf("+%dd%02d:%02d:%02d", days, h, m, s)
-}
+// stamp renders a duration since the start as traces do.
+func stamp(d time.Duration) string { return scenario.Stamp(d) }
