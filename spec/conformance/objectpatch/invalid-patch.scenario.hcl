@@ -37,6 +37,12 @@ scenario "invalid patches" {
     fields = { "status.message" = "jsonPatch[0].path: must contain exactly one \"@\" segment" }
   }
   expect "1m" {
+    object = "ObjectPatch/patches-demo/append-element"
+    state  = "Error"
+    reason = "InvalidPatch"
+    fields = { "status.message" = "jsonPatch[0].path: must contain exactly one \"@\" segment" }
+  }
+  expect "1m" {
     object = "ObjectPatch/patches-demo/no-at-segment"
     reason = "InvalidPatch"
     fields = { "status.message" = "jsonPatch[0].path: must contain exactly one \"@\" segment" }
