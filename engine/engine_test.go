@@ -635,3 +635,29 @@ func TestStayAndKeepReason(t *testing.T) {
 		t.Fatalf("status %v", st)
 	}
 }
+
+// A state's set is assigned on every entry, before the route's set, which
+// wins.
+func TestStateSet(t *testing.T) {
+	m := compile(t, header+`
+  state "A" {
+    initial = true
+  }
+  state "B" {
+    set = { phase = "'in B'", entered = "now" }
+  }
+  transition "go" {
+    from = [A]
+    to   = B
+    set  = { phase = "'routed'" }
+  }
+}`)
+	c := newCluster(t, widget(map[string]any{}, nil))
+	if _, err := engine.Reconcile(context.Background(), m, c, w1, t0, nil); err != nil {
+		t.Fatal(err)
+	}
+	st := status(t, c)
+	if st["state"] != "B" || st["phase"] != "routed" || st["entered"] != "2026-01-01T00:00:00Z" {
+		t.Fatalf("status %v", st)
+	}
+}

@@ -493,20 +493,19 @@ func Resolve(m *fsm.Machine, d *Decision, results []ActionResult) (*Result, erro
 	} else if last != nil && last.Outcome != string(adapters.OK) {
 		res.Message = last.Message
 	}
-	// Assignments are computed from the values before the transition.
-	sets := make([]struct {
+	// Assignments are computed from the values before the transition: the
+	// destination state's first, then the route's, which win.
+	type assignment struct {
 		path string
 		val  any
-	}, 0, len(route.Set))
-	for _, a := range route.Set {
+	}
+	var sets []assignment
+	for _, a := range append(append([]fsm.Assign(nil), m.State(to).Set...), route.Set...) {
 		val, err := v.eval(a.Value)
 		if err != nil {
 			return nil, fmt.Errorf("transition %q set %s: %w", t.Name, a.Path, err)
 		}
-		sets = append(sets, struct {
-			path string
-			val  any
-		}{a.Path, val})
+		sets = append(sets, assignment{a.Path, val})
 	}
 	switch {
 	case route.After != nil || route.At != nil:

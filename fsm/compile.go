@@ -168,6 +168,9 @@ func (c *compiler) compile() *Machine {
 	// States.
 	for _, s := range sm.States {
 		cs := &State{State: s, Recheck: c.program(c.env, s.Recheck, nil)}
+		for _, a := range s.Set {
+			cs.Set = append(cs.Set, Assign{Path: a.Path, Value: c.program(c.routeEnv, a.Value, nil)})
+		}
 		if cs.Recheck != nil && !isOneOf(cs.Recheck.Out, cel.DurationType, cel.TimestampType) {
 			c.errf(s.Recheck.Range, "Invalid recheck", "recheck is a duration (wait this long) or a timestamp (wait until then); this expression is %s.", cs.Recheck.Out)
 		}

@@ -42,6 +42,7 @@ type Machine struct {
 type State struct {
 	*rules.State
 	Recheck *Program
+	Set     []Assign
 }
 
 // Param is a compiled param.
@@ -133,6 +134,9 @@ func (m *Machine) Programs() []*Program {
 	}
 	for _, s := range m.States {
 		add(s.Recheck)
+		for _, a := range s.Set {
+			add(a.Value)
+		}
 	}
 	route := func(r *Route) {
 		if r == nil {

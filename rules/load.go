@@ -354,7 +354,7 @@ func (l *loader) let(b *hcl.Block) (*Let, hcl.Diagnostics) {
 
 var stateSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
-		{Name: "initial"}, {Name: "final"}, {Name: "outcome"}, {Name: "conditions"}, {Name: "recheck"},
+		{Name: "initial"}, {Name: "final"}, {Name: "outcome"}, {Name: "conditions"}, {Name: "recheck"}, {Name: "set"},
 	},
 }
 
@@ -377,6 +377,10 @@ func (l *loader) state(b *hcl.Block) (*State, hcl.Diagnostics) {
 	}
 	if a, ok := content.Attributes["conditions"]; ok {
 		s.Conditions, d = conditions(a)
+		diags = append(diags, d...)
+	}
+	if a, ok := content.Attributes["set"]; ok {
+		s.Set, d = l.assignments(a)
 		diags = append(diags, d...)
 	}
 	s.Recheck, diags = l.optExpr(content, "recheck", diags)
@@ -503,30 +507,36 @@ func (l *loader) route(attrs hcl.Attributes, rng hcl.Range) (*Route, hcl.Diagnos
 		diags = append(diags, d...)
 	}
 	if a, ok := attrs["set"]; ok {
-		pairs, d := hcl.ExprMap(a.Expr)
+		r.Set, d = l.assignments(a)
 		diags = append(diags, d...)
-		r.Set = []Assignment{}
-		seen := map[string]bool{}
-		for _, kv := range pairs {
-			k, d := mapKey(kv.Key)
-			diags = append(diags, d...)
-			if k != "" && !validFieldPath(k) {
-				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid status field",
-					Detail: "A set key is a status field name or a dotted path below status, such as retryCount or drift.count.", Subject: kv.Key.Range().Ptr()})
-			}
-			if seen[k] {
-				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Duplicate status field",
-					Detail: fmt.Sprintf("%q is set twice in this block.", k), Subject: kv.Key.Range().Ptr()})
-			}
-			seen[k] = true
-			v, d := l.src.celExpr(&hcl.Attribute{Name: k, Expr: kv.Value, Range: kv.Value.Range()})
-			diags = append(diags, d...)
-			if v != nil {
-				r.Set = append(r.Set, Assignment{Path: k, Value: v, Range: kv.Key.Range()})
-			}
-		}
 	}
 	return r, diags
+}
+
+// assignments decodes a set map: status field (a dotted path) to CEL value.
+func (l *loader) assignments(a *hcl.Attribute) ([]Assignment, hcl.Diagnostics) {
+	pairs, diags := hcl.ExprMap(a.Expr)
+	out := []Assignment{}
+	seen := map[string]bool{}
+	for _, kv := range pairs {
+		k, d := mapKey(kv.Key)
+		diags = append(diags, d...)
+		if k != "" && !validFieldPath(k) {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid status field",
+				Detail: "A set key is a status field name or a dotted path below status, such as retryCount or drift.count.", Subject: kv.Key.Range().Ptr()})
+		}
+		if seen[k] {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Duplicate status field",
+				Detail: fmt.Sprintf("%q is set twice in this block.", k), Subject: kv.Key.Range().Ptr()})
+		}
+		seen[k] = true
+		v, d := l.src.celExpr(&hcl.Attribute{Name: k, Expr: kv.Value, Range: kv.Value.Range()})
+		diags = append(diags, d...)
+		if v != nil {
+			out = append(out, Assignment{Path: k, Value: v, Range: kv.Key.Range()})
+		}
+	}
+	return out, diags
 }
 
 // Verbs are the action verbs, each with its attribute set.

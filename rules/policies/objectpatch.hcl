@@ -149,25 +149,33 @@ machine "objectpatch" {
     value = "drift_count > 0 && size(calm_since) > 0 && now - calm_since[0] >= param.stabilization_window"
   }
 
+  # status.proposal is the state of the recommendation a patch carries out:
+  # IN_PROGRESS while Pending, APPLIED or FAILED once settled. It settles
+  # only for the generation that produced it: every transition records
+  # observedGeneration, and a new generation goes back to Pending first.
   state "Pending" {
     initial    = true
     conditions = { Ready = False }
     recheck    = "param.requeue_interval"
+    set        = { proposal = "'IN_PROGRESS'" }
   }
   state "Applied" {
     outcome    = Success
     conditions = { Ready = True, Drifted = False }
     recheck    = "param.requeue_interval"
+    set        = { proposal = "'APPLIED'" }
   }
   state "NeedsUpdate" {
     outcome    = Failure
     conditions = { Ready = False, Drifted = True }
     recheck    = "has(status.nextDriftRetryTime) ? timestamp(status.nextDriftRetryTime) : now + param.requeue_interval"
+    set        = { proposal = "'FAILED'" }
   }
   state "Error" {
     outcome    = Failure
     final      = true
     conditions = { Ready = False }
+    set        = { proposal = "'FAILED'" }
   }
 
   # ---- A new apply cycle: a spec change, or the reapply annotation. ----
