@@ -145,21 +145,56 @@ func TestManifestsApplyToAPIServer(t *testing.T) {
 		}
 	}
 
-	// Removing a grant removes the access it gave.
+	// Removing a grant removes the access it gave, and only that access: a
+	// permission the operator holds through a role it did not make (here an
+	// external ClusterRole granting patch on poddisruptionbudgets) outlives
+	// the chart's grant for the same resource (OP-103).
+	external := []*unstructured.Unstructured{
+		{Object: map[string]any{
+			"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+			"metadata": map[string]any{"name": "external-pdb-patcher"},
+			"rules": []any{map[string]any{
+				"apiGroups": []any{"policy"}, "resources": []any{"poddisruptionbudgets"}, "verbs": []any{"patch"},
+			}},
+		}},
+		{Object: map[string]any{
+			"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
+			"metadata": map[string]any{"name": "external-pdb-patcher"},
+			"roleRef":  map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "external-pdb-patcher"},
+			"subjects": []any{map[string]any{"kind": "ServiceAccount", "name": sa, "namespace": namespace}},
+		}},
+	}
+	for _, u := range external {
+		if _, err := dyn.Resource(rbacGVR(strings.ToLower(u.GetKind())+"s")).Create(ctx, u, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, kind := range []string{"clusterrolebindings", "clusterroles"} {
 		err := dyn.Resource(rbacGVR(kind)).Delete(ctx, "statecraft-objectpatch-poddisruptionbudgets", metav1.DeleteOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+	allowed := func(verb string) (bool, error) {
 		got, err := cs.AuthorizationV1().SubjectAccessReviews().Create(ctx, &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
 			User: user, Groups: groups,
-			ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: "patch", Group: "policy", Resource: "poddisruptionbudgets", Namespace: "patches-demo"},
+			ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: verb, Group: "policy", Resource: "poddisruptionbudgets", Namespace: "patches-demo"},
 		}}, metav1.CreateOptions{})
-		return err == nil && !got.Status.Allowed, err
+		if err != nil {
+			return false, err
+		}
+		return got.Status.Allowed, nil
+	}
+	// get came only from the chart's grant: once it is denied the deletion
+	// has reached the authorizer, and patch must still be allowed.
+	if err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		ok, err := allowed("get")
+		return err == nil && !ok, err
 	}); err != nil {
-		t.Errorf("patch on poddisruptionbudgets still allowed after its grant was deleted: %v", err)
+		t.Errorf("get on poddisruptionbudgets still allowed after its grant was deleted: %v", err)
+	}
+	if ok, err := allowed("patch"); err != nil || !ok {
+		t.Errorf("patch on poddisruptionbudgets, granted by an external role, was lost with the chart's grant (allowed=%v, err=%v)", ok, err)
 	}
 
 	// The README's command.
