@@ -2,6 +2,7 @@ package controller_test
 
 import (
 	"context"
+	"encoding/json"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -95,6 +97,27 @@ func TestAutoPatchIdentityAndAdmission(t *testing.T) {
 			t.Errorf("%s %s %s: allowed %v, want %v (%v)", c.user, c.verb, c.resource, sar != nil && sar.Status.Allowed, c.allowed, err)
 		}
 	}
+	// Nothing outside the two ichor.maesh.dev grants (AP-73).
+	for _, c := range []struct{ group, resource, verb, ns string }{
+		{"ichor.maesh.dev", "talosclusters", "list", "fleet"},
+		{"ichor.maesh.dev", "talosclusters", "create", "fleet"},
+		{"ichor.maesh.dev", "talosoperations", "delete", "fleet"},
+		{"ichor.maesh.dev", "talosoperations", "get", "fleet"},
+		{"ichor.maesh.dev", "ichorinstallations", "update", "ichor-system"},
+		{"", "secrets", "get", "ichor-system"},
+		{"", "configmaps", "create", "fleet"},
+		{"", "pods", "list", ""},
+		{"", "serviceaccounts", "impersonate", "ichor-system"},
+		{"rbac.authorization.k8s.io", "clusterroles", "escalate", ""},
+		{"coordination.k8s.io", "leases", "update", "ichor-system"},
+	} {
+		sar, err := kc.AuthorizationV1().SubjectAccessReviews().Create(ctx, &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+			User: autoPatchUser, Groups: []string{"system:serviceaccounts"}, ResourceAttributes: &authorizationv1.ResourceAttributes{Group: c.group, Resource: c.resource, Verb: c.verb, Namespace: c.ns},
+		}}, metav1.CreateOptions{})
+		if err != nil || sar.Status.Allowed {
+			t.Errorf("%s may %s %s.%s in %q (%v)", autoPatchUser, c.verb, c.resource, c.group, c.ns, err)
+		}
+	}
 	// The engine may impersonate ichor-auto-patch, and no other account.
 	for sa, want := range map[string]bool{"ichor-auto-patch": true, "default": false} {
 		sar, err := kc.AuthorizationV1().SubjectAccessReviews().Create(ctx, &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
@@ -141,6 +164,28 @@ func TestAutoPatchIdentityAndAdmission(t *testing.T) {
 			"compatibility": []any{map[string]any{"talos": "1.10", "kubernetes": []any{"1.31", "1.32"}, "cilium": []any{"1.17"}}},
 		}},
 	})
+	// The API server refuses a malformed window or an unknown component
+	// through the shipped CRD's schema, before any controller sees it
+	// (AP-15, AP-16); a valid edit of the same fields is accepted.
+	for _, c := range []struct {
+		autoPatch map[string]any
+		refused   string // a fragment of the refusal, "" when accepted
+	}{
+		{map[string]any{"window": "2:00-05:00"}, "spec.autoPatch.window"},
+		{map[string]any{"window": "02:00-24:00"}, "spec.autoPatch.window"},
+		{map[string]any{"window": "03:00-03:00"}, "spec.autoPatch.window"},
+		{map[string]any{"components": []any{"talos", "flannel"}}, "spec.autoPatch.components"},
+		{map[string]any{"window": "22:00-02:00", "components": []any{"talos", "kubernetes"}}, ""},
+	} {
+		body, _ := json.Marshal(map[string]any{"spec": map[string]any{"autoPatch": c.autoPatch}})
+		_, err := admin.Resource(installGVR).Namespace("ichor-system").Patch(ctx, "ichor", types.MergePatchType, body, metav1.PatchOptions{DryRun: []string{metav1.DryRunAll}})
+		switch {
+		case c.refused == "" && err != nil:
+			t.Errorf("autoPatch %v refused: %v", c.autoPatch, err)
+		case c.refused != "" && (err == nil || !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), c.refused)):
+			t.Errorf("autoPatch %v: %v, want Invalid naming %s", c.autoPatch, err, c.refused)
+		}
+	}
 	create(clusterGVR, "fleet", map[string]any{
 		"apiVersion": "ichor.maesh.dev/v1alpha1", "kind": "TalosCluster",
 		"metadata": map[string]any{"name": "prod", "namespace": "fleet"},
@@ -238,6 +283,12 @@ func TestAutoPatchIdentityAndAdmission(t *testing.T) {
 		},
 		"a label": func(u *unstructured.Unstructured) {
 			u.SetLabels(map[string]string{"forged": "yes"})
+		},
+		"an annotation": func(u *unstructured.Unstructured) {
+			u.SetAnnotations(map[string]string{"forged": "yes"})
+		},
+		"a finalizer": func(u *unstructured.Unstructured) {
+			u.SetFinalizers([]string{"example.com/forged"})
 		},
 	} {
 		err := update(asAutoPatch, mutate)
