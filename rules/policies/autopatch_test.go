@@ -171,8 +171,9 @@ func TestAutoPatchSettingIsInstallationWide(t *testing.T) {
 	if len(m.Resources) != 1 || m.Resources[0].Kind != "IchorInstallation" {
 		t.Errorf("the autopatch machine is bound to %v, want the IchorInstallation alone", m.Resources)
 	}
+	clusterSetting := regexp.MustCompile(`clusters?\b[^;]*\.autoPatch`)
 	for _, l := range m.Lets {
-		if regexp.MustCompile(`clusters?\b[^;]*\.autoPatch`).MatchString(l.Value.Source) {
+		if clusterSetting.MatchString(l.Value.Source) {
 			t.Errorf("%s: let %s reads an autoPatch setting from a cluster", l.DeclRange, l.Name)
 		}
 	}
