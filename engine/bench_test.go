@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"reflect"
 	"testing"
 	"time"
 
@@ -13,6 +12,7 @@ import (
 	"github.com/statecraft/statecraft/engine"
 	"github.com/statecraft/statecraft/engine/library"
 	"github.com/statecraft/statecraft/fsm"
+	"github.com/statecraft/statecraft/internal/jsonvalue"
 	"github.com/statecraft/statecraft/rules"
 	"github.com/statecraft/statecraft/rules/policies"
 )
@@ -477,7 +477,7 @@ func hwInt(v any) int64 {
 func hwSatisfied(obj any, patch any) bool {
 	pm, ok := patch.(map[string]any)
 	if !ok {
-		return hwEqual(obj, patch)
+		return jsonvalue.Equal(obj, patch)
 	}
 	om, ok := obj.(map[string]any)
 	if !ok {
@@ -495,59 +495,12 @@ func hwSatisfied(obj any, patch any) bool {
 				return false
 			}
 		default:
-			if !present || !hwEqual(ov, pv) {
+			if !present || !jsonvalue.Equal(ov, pv) {
 				return false
 			}
 		}
 	}
 	return true
-}
-
-// hwEqual compares unstructured values, numbers by value whatever their Go
-// type.
-func hwEqual(a, b any) bool {
-	if x, ok := hwNumber(a); ok {
-		y, ok := hwNumber(b)
-		return ok && x == y
-	}
-	switch x := a.(type) {
-	case map[string]any:
-		y, ok := b.(map[string]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for k, v := range x {
-			w, ok := y[k]
-			if !ok || !hwEqual(v, w) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		y, ok := b.([]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !hwEqual(x[i], y[i]) {
-				return false
-			}
-		}
-		return true
-	}
-	return reflect.DeepEqual(a, b)
-}
-
-func hwNumber(v any) (float64, bool) {
-	switch x := v.(type) {
-	case int64:
-		return float64(x), true
-	case int:
-		return float64(x), true
-	case float64:
-		return x, true
-	}
-	return 0, false
 }
 
 // BenchmarkCompile loads and compiles each shipped policy from its embedded
