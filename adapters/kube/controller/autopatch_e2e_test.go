@@ -3,7 +3,6 @@ package controller_test
 import (
 	"context"
 	"encoding/json"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -45,35 +44,20 @@ const (
 // lets them through; forged writes are refused: the engine's own, and
 // ichor-auto-patch moving to another minor or touching another field.
 func TestAutoPatchIdentityAndAdmission(t *testing.T) {
-	kubectl, err := exec.LookPath("kubectl")
-	if err != nil {
-		if controlplane.Required() {
-			t.Fatal("kubectl not found")
-		}
-		t.Skip("kubectl not found")
-	}
+	cp, kubectl := ownControlPlane(t)
 	root, err := controlplane.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
-	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
-	cp := controlplane.StartForTest(t, controlplane.Options{CRDDirs: []string{filepath.Join(root, "spec", "crds")}, KubeconfigPath: kubeconfig})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	admin := dynamic.NewForConfigOrDie(cp.Config)
 	kc := kubernetes.NewForConfigOrDie(cp.Config)
 
-	kubectlRun := func(args ...string) {
-		t.Helper()
-		out, err := exec.Command(kubectl, append([]string{"--kubeconfig", kubeconfig}, args...)...).CombinedOutput()
-		if err != nil {
-			t.Fatalf("kubectl %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-	}
 	for _, ns := range []string{"ichor-system", "fleet", "statecraft-system"} {
-		kubectlRun("create", "namespace", ns)
+		kubectl("", "create", "namespace", ns)
 	}
-	kubectlRun("apply", "-f", filepath.Join(root, "examples", "autopatch", "deploy"))
+	kubectl("", "apply", "-f", filepath.Join(root, "examples", "autopatch", "deploy"))
 
 	// ichor-auto-patch may get and update TalosClusters and create
 	// TalosOperations, and nothing else; the engine's own identity may not

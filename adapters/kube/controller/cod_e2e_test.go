@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -37,19 +35,11 @@ var (
 // whose probe never passes (nothing runs its pods here) drives
 // ProgressDeadlineExceeded, and extending the deadline clears it.
 func TestClusterObjectDeploymentWithKubectl(t *testing.T) {
-	kubectl, err := exec.LookPath("kubectl")
-	if err != nil {
-		if controlplane.Required() {
-			t.Fatal("kubectl not found")
-		}
-		t.Skip("kubectl not found")
-	}
+	cp, run := ownControlPlane(t)
 	root, err := controlplane.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
-	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
-	cp := controlplane.StartForTest(t, controlplane.Options{CRDDirs: []string{filepath.Join(root, "spec", "crds")}, KubeconfigPath: kubeconfig})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	kc := kubernetes.NewForConfigOrDie(cp.Config)
@@ -82,16 +72,6 @@ func TestClusterObjectDeploymentWithKubectl(t *testing.T) {
 		<-done
 	}()
 
-	run := func(stdin string, args ...string) string {
-		t.Helper()
-		cmd := exec.Command(kubectl, append([]string{"--kubeconfig", kubeconfig}, args...)...)
-		cmd.Stdin = strings.NewReader(stdin)
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("kubectl %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return string(out)
-	}
 	get := func(gvr schema.GroupVersionResource, name string) *unstructured.Unstructured {
 		u, err := dyn.Resource(gvr).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {

@@ -328,23 +328,57 @@ func (e *env) kubectl(stdin string, args ...string) string {
 // kubectlErr is kubectl that returns the command's failure.
 func (e *env) kubectlErr(stdin string, args ...string) (string, error) {
 	e.t.Helper()
+	ctx, cancel := context.WithTimeout(e.ctx, waitUp)
+	defer cancel()
+	return runKubectl(ctx, kubectlPath(e.t), e.cp.KubeconfigPath, stdin, args...)
+}
+
+// kubectlPath returns /usr/bin/kubectl, or kubectl on $PATH; without one
+// the test is skipped, or fails when a control plane is required.
+func kubectlPath(t testing.TB) string {
+	t.Helper()
 	path := "/usr/bin/kubectl"
 	if _, err := os.Stat(path); err != nil {
 		if path, err = exec.LookPath("kubectl"); err != nil {
 			if controlplane.Required() {
-				e.t.Fatalf("%s is 1 but there is no kubectl: %v", controlplane.EnvRequire, err)
+				t.Fatalf("%s is 1 but there is no kubectl: %v", controlplane.EnvRequire, err)
 			}
-			e.t.Skipf("no kubectl: %v", err)
+			t.Skipf("no kubectl: %v", err)
 		}
 	}
-	ctx, cancel := context.WithTimeout(e.ctx, waitUp)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, path, append([]string{"--kubeconfig", e.cp.KubeconfigPath}, args...)...)
+	return path
+}
+
+func runKubectl(ctx context.Context, path, kubeconfig, stdin string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, path, append([]string{"--kubeconfig", kubeconfig}, args...)...)
 	if stdin != "" {
 		cmd.Stdin = strings.NewReader(stdin)
 	}
 	out, err := cmd.CombinedOutput()
 	return string(out), err
+}
+
+// ownControlPlane starts a control plane for this test alone, with every
+// CRD statecraft ships, and returns it with a kubectl bound to it that
+// fails the test when the command fails.
+func ownControlPlane(t *testing.T) (*controlplane.ControlPlane, func(stdin string, args ...string) string) {
+	t.Helper()
+	path := kubectlPath(t)
+	root, err := controlplane.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	cp := controlplane.StartForTest(t, controlplane.Options{CRDDirs: []string{filepath.Join(root, "spec", "crds")}, KubeconfigPath: kubeconfig})
+	kubectl := func(stdin string, args ...string) string {
+		t.Helper()
+		out, err := runKubectl(context.Background(), path, kubeconfig, stdin, args...)
+		if err != nil {
+			t.Fatalf("kubectl %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return out
+	}
+	return cp, kubectl
 }
 
 // The seed's examples, applied verbatim with kubectl, each reach Applied
