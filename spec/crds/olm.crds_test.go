@@ -4,7 +4,8 @@ package crds
 // custom resources: OpenAPI schema, defaults, and the CEL validation rules
 // (x-kubernetes-validations, transition rules with oldSelf). Claims COD-01,
 // COD-10, COD-19, COD-20, COD-68, COD-86, COD-87 and the ClusterObjectSet
-// immutability of spec/conformance/README.md.
+// immutability of spec/conformance/README.md, and the ClusterExtension's
+// shape (COD-95 .. COD-102).
 
 import (
 	"bytes"
@@ -227,5 +228,79 @@ func TestClusterObjectSetCRD(t *testing.T) {
 	archived := strings.Replace(cosDoc, "lifecycleState: Active", "lifecycleState: Archived", 1)
 	if errs := s.check(parse(t, cosDoc), parse(t, archived)); len(errs) == 0 {
 		t.Error("lifecycleState cannot leave Archived")
+	}
+}
+
+func ce(name, bundleExtra string) string {
+	return `
+apiVersion: olm.operatorframework.io/v1
+kind: ClusterExtension
+metadata: {name: "` + name + `"}
+spec:
+  namespace: argocd
+  serviceAccount: {name: argocd-installer}
+  source:
+    sourceType: Catalog
+    catalog: {packageName: argocd-operator, version: 0.6.0}
+  bundle:
+    name: argocd-operator.v0.6.0
+    version: 0.6.0
+` + bundleExtra + `
+    phases:
+    - name: config
+      objects:
+      - type: InlineManifest
+        inlineManifest: {apiVersion: v1, kind: ConfigMap, metadata: {name: argocd-operator-config, namespace: default}}
+`
+}
+
+// TestClusterExtensionCRD: the ClusterExtension (COD-95 .. COD-102) is a
+// cluster-scoped olm.operatorframework.io/v1 API with a status subresource;
+// its name becomes its ClusterObjectDeployment's, so it obeys the COD's
+// naming rule; spec.bundle (statecraft's stand-in for the resolved bundle)
+// is required and holds ClusterObjectSet phases.
+func TestClusterExtensionCRD(t *testing.T) {
+	s := loadOLM(t, "olm.operatorframework.io_clusterextensions.yaml")
+	if s.crd.Spec.Group != "olm.operatorframework.io" || s.crd.Spec.Names.Kind != "ClusterExtension" || s.crd.Spec.Scope != apiextensionsv1.ClusterScoped ||
+		s.crd.Spec.Versions[0].Name != "v1" || s.crd.Spec.Versions[0].Subresources == nil || s.crd.Spec.Versions[0].Subresources.Status == nil {
+		t.Fatal("a cluster-scoped olm.operatorframework.io/v1 ClusterExtension with a status subresource")
+	}
+	st := s.crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["status"]
+	if _, ok := st.Properties["install"].Properties["bundle"].Properties["version"]; !ok {
+		t.Error("COD-101: status.install.bundle.version holds the installed bundle")
+	}
+	if errs := s.check(parse(t, ce("argocd", "    image: quay.io/operatorhubio/argocd-operator@sha256:0a1b")), nil); len(errs) > 0 {
+		t.Fatalf("a ClusterExtension as the conformance scenarios write it must be valid: %v", errs)
+	}
+	withoutBundle := `
+apiVersion: olm.operatorframework.io/v1
+kind: ClusterExtension
+metadata: {name: argocd}
+spec:
+  namespace: argocd
+  serviceAccount: {name: argocd-installer}
+  source: {sourceType: Catalog, catalog: {packageName: argocd-operator}}
+`
+	cases := []struct {
+		name, doc string
+		valid     bool
+	}{
+		{"name 52", ce("a"+strings.Repeat("b", 51), ""), true},
+		{"name 53 (too long for its COD)", ce("a"+strings.Repeat("b", 52), ""), false},
+		{"name starts with a digit", ce("2-argocd", ""), false},
+		{"name with a dot", ce("argo.cd", ""), false},
+		{"no bundle", withoutBundle, false},
+		{"bundle without version", strings.Replace(ce("argocd", ""), "    version: 0.6.0\n", "", 1), false},
+		{"bundle without phases", strings.SplitAfter(ce("argocd", ""), "    version: 0.6.0\n")[0], false},
+		{"collision protection enum", ce("argocd", "    collisionProtection: Sometimes"), false},
+		{"collision protection", ce("argocd", "    collisionProtection: IfNoController"), true},
+		{"source type", strings.Replace(ce("argocd", ""), "sourceType: Catalog", "sourceType: Image", 1), false},
+		{"object with neither manifest nor secret", strings.Replace(ce("argocd", ""), "inlineManifest: {apiVersion: v1, kind: ConfigMap, metadata: {name: argocd-operator-config, namespace: default}}", "collisionProtection: None", 1), false},
+	}
+	for _, c := range cases {
+		errs := s.check(parse(t, c.doc), nil)
+		if (len(errs) == 0) != c.valid {
+			t.Errorf("%s: valid=%v, errors %v", c.name, c.valid, errs)
+		}
 	}
 }
