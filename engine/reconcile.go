@@ -34,6 +34,11 @@ type Report struct {
 	Gone bool
 	// StatusWritten is true when the reconcile wrote status.
 	StatusWritten bool
+	// Rest and RestSnapshot, when the reconcile fired nothing, wrote
+	// nothing and met no problem, are the decision it rested with and what
+	// that step saw (for Certify).
+	Rest         *Decision
+	RestSnapshot Snapshot
 }
 
 // MicroStepLimitReason is the status reason of an object whose reconcile hit
@@ -84,6 +89,9 @@ func Reconcile(ctx context.Context, m *fsm.Machine, api adapters.API, ref adapte
 		}
 		if d.Transition == nil {
 			rep.Wake = d.Wake
+			if steps == 0 {
+				rep.Rest, rep.RestSnapshot = d, snap
+			}
 			break
 		}
 		steps++
@@ -129,6 +137,7 @@ func Reconcile(ctx context.Context, m *fsm.Machine, api adapters.API, ref adapte
 			return rep, err
 		}
 		rep.StatusWritten = true
+		rep.Rest, rep.RestSnapshot = nil, Snapshot{}
 	}
 	return rep, nil
 }

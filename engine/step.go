@@ -73,6 +73,9 @@ type Read struct {
 	LabelSelector string
 	Skip          bool
 	Err           error // the observation's reference could not be computed
+	// StatusBlind is set by Certify on a list read whose items' status the
+	// decision did not read.
+	StatusBlind bool
 }
 
 // GuardResult records how one candidate transition's guard evaluated.

@@ -36,6 +36,8 @@ type Machine struct {
 	byState    map[string][]*Transition
 	events     lfsm.Events
 	pool       sync.Pool // *lfsm.FSM instances, reused across steps
+	restOnce   sync.Once
+	rest       map[string]*RestProfile // by state; see rest.go
 }
 
 // State is a compiled state.

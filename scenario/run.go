@@ -56,6 +56,10 @@ type Result struct {
 	Trace    []Line
 	Failures []string // failed expectations, in time order
 	Expects  int      // expectations checked
+	// Reconciles counts the objects the engine stepped; Rests the
+	// rechecks skipped because the object was certified to rest again
+	// (see Options.EveryStep).
+	Reconciles, Rests int
 }
 
 // Options tune a run.
@@ -69,8 +73,17 @@ type Options struct {
 	DiscardTrace bool
 	// Steps, when set, also receives every step the engine takes (its
 	// snapshot and decision), every transition and every problem: for
-	// explanations (sim --why) and coverage (test --cover).
+	// explanations (sim --why) and coverage (test --cover). Every
+	// recheck is then stepped.
 	Steps engine.StepTracer
+	// EveryStep steps every object at every wake-up. Without it, on the
+	// simulated cluster, a recheck of an object whose last reconcile came
+	// to rest with a certificate (engine.Certify) is skipped while nothing
+	// it read has changed and no time gate has moved: it would read the
+	// same, decide the same and write nothing. The trace is the same
+	// either way; only the request log's reads differ, so scenarios that
+	// stage faults (which count calls) or count reads always step.
+	EveryStep bool
 }
 
 // Compile loads and compiles the rule files a scenario names: shipped
@@ -178,6 +191,10 @@ type runner struct {
 	res      *Result
 	counts   map[*WriteCount]int // requests so far matching each count expectation
 	end      time.Time
+	// changes, when rests may be skipped, tells what changed in the
+	// cluster; rests holds the certified rest of each object at rest.
+	changes changeCounter
+	rests   map[adapters.Ref]*resting
 }
 
 // Run executes a scenario on a fresh simulated cluster (or the cluster
@@ -207,6 +224,9 @@ func Run(ctx context.Context, s *Scenario, ms []*fsm.Machine, opts Options) (*Re
 	}
 	if _, staging := cluster.(Stager); !staging && s.stages() {
 		return nil, fmt.Errorf("%s: this scenario stages denials, faults or admission, which only the simulated cluster can", s.File)
+	}
+	if cc, ok := cluster.(changeCounter); ok && !opts.EveryStep && opts.Steps == nil && !s.stagesFaults() && !s.countsReads() {
+		r.changes, r.rests = cc, map[adapters.Ref]*resting{}
 	}
 	for k, v := range builtinKinds {
 		r.kinds[k] = v
@@ -265,6 +285,13 @@ func Run(ctx context.Context, s *Scenario, ms []*fsm.Machine, opts Options) (*Re
 		case itemReconcile:
 			if r.wakeGen[it.ref] != it.gen {
 				continue // superseded by a later decision
+			}
+			if rest := r.rests[it.ref]; rest != nil && r.stillResting(it.ref, rest) {
+				r.res.Rests++
+				if rest.every > 0 {
+					r.schedule(it.ref, it.at.Add(rest.every))
+				}
+				continue
 			}
 			if err := r.reconcile(ctx, it.ref); err != nil {
 				return nil, err
@@ -460,9 +487,16 @@ func (r *runner) Problem(now time.Time, obj adapters.Ref, p *engine.Problem) {
 func (r *runner) reconcile(ctx context.Context, ref adapters.Ref) error {
 	m := r.machines[ref.APIVersion+"/"+ref.Kind]
 	r.current = ref
+	r.res.Reconciles++
+	delete(r.rests, ref)
 	rep, err := engine.Reconcile(ctx, m, r.cluster, ref, r.clock.Now(), r)
 	r.flush(true)
 	r.current = adapters.Ref{}
+	if err == nil && r.rests != nil && rep.Rest != nil {
+		if c, ok := engine.Certify(m, rep.RestSnapshot, rep.Rest); ok {
+			r.rests[ref] = r.resting(ref, c)
+		}
+	}
 	if err != nil {
 		// An API failure is retried after a short, fixed delay.
 		r.add("problem", ref.String(), fmt.Sprintf("%s: reconcile failed, retrying in 10s: %v", ref, err))
@@ -478,6 +512,7 @@ func (r *runner) reconcile(ctx context.Context, ref adapters.Ref) error {
 // restart forgets every pending wake-up and reconciles every driven object
 // now, in order, as a new engine process would after its initial list.
 func (r *runner) restart() {
+	r.forgetRests()
 	r.add("world", "", "world: engine restarted: wake-ups forgotten, every object reconciled from its status")
 	for ref := range r.wakeGen {
 		r.wakeGen[ref]++ // every queued reconcile is now stale
@@ -519,6 +554,7 @@ func (r *runner) world(ctx context.Context, e *Event) {
 		r.restart()
 	}
 	if e.Staging != nil {
+		r.forgetRests()             // a denial or an admission hook may change what a read returns
 		stage(r.cluster, e.Staging) // Run checked the cluster can
 		for _, line := range e.Staging.describe() {
 			r.add("world", "", "world: "+line)

@@ -27,6 +27,8 @@ type Cluster struct {
 	byKind      map[kindNS]map[objKey]*entry
 	sharedReads bool
 	byUID       map[string]objKey
+	changes     map[kindNS]*changeCount // see changes.go
+	discovery   uint64                  // changes to the served kinds
 
 	rv      int64 // last resourceVersion handed out
 	uidSeq  int64
@@ -105,6 +107,7 @@ func New(clock *Clock, opts ...Option) *Cluster {
 		objects:         map[objKey]*entry{},
 		byKind:          map[kindNS]map[objKey]*entry{},
 		byUID:           map[string]objKey{},
+		changes:         map[kindNS]*changeCount{},
 		engineIdentity:  DefaultEngineIdentity,
 		checkNamespaces: true,
 	}
@@ -546,6 +549,7 @@ func (c *Cluster) commit(k *kindInfo, req adapters.Request, key objKey, old *ent
 	}
 	old.obj, old.frozen = obj, nil
 	old.managed = managed
+	c.changed(obj, req.Subresource == "status")
 	c.afterStore(k, key, old)
 	return ok(obj)
 }

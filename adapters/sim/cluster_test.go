@@ -572,3 +572,60 @@ func TestStagingHelpers(t *testing.T) {
 		t.Errorf("%d namespaces", n)
 	}
 }
+
+// Change counters move with every change of a kind in a namespace, and
+// the outside-status counter not with status writes.
+func TestChangeCounters(t *testing.T) {
+	c := New(NewClock(DefaultEpoch))
+	c.RegisterKind("example.com/v1", "Widget", adapters.Namespaced, KindOptions{HasStatus: true})
+	ctx := context.Background()
+	ref := adapters.Ref{APIVersion: "example.com/v1", Kind: "Widget", Namespace: "default", Name: "w"}
+	counts := func() [4]uint64 {
+		a, o := c.Changes("example.com/v1", "Widget", "default")
+		aa, oa := c.Changes("example.com/v1", "Widget", "")
+		return [4]uint64{a, o, aa, oa}
+	}
+	do := func(req adapters.Request) {
+		t.Helper()
+		if res := c.Do(ctx, req); res.Outcome != adapters.OK {
+			t.Fatalf("%s: %s %s", req.Verb, res.Outcome, res.Message)
+		}
+	}
+	d0 := c.DiscoveryChanges()
+	do(adapters.Request{Verb: adapters.Create, Ref: ref, Body: []byte(`{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w","namespace":"default"},"spec":{"a":1}}`)})
+	if got := counts(); got != [4]uint64{1, 1, 1, 1} {
+		t.Fatalf("after create: %v", got)
+	}
+	v1, _ := c.Version(ref)
+	do(adapters.Request{Verb: adapters.Patch, Subresource: "status", PatchType: adapters.MergePatch, Ref: ref, Body: []byte(`{"status":{"ok":true}}`)})
+	if got := counts(); got != [4]uint64{2, 1, 2, 1} {
+		t.Fatalf("after a status write: %v", got)
+	}
+	if v2, ok := c.Version(ref); !ok || v2 == v1 {
+		t.Fatalf("version %q after a status write, was %q", v2, v1)
+	}
+	do(adapters.Request{Verb: adapters.Patch, Subresource: "status", PatchType: adapters.MergePatch, Ref: ref, Body: []byte(`{"status":{"ok":true}}`)})
+	if got := counts(); got != [4]uint64{2, 1, 2, 1} {
+		t.Fatalf("a no-op write counted: %v", got)
+	}
+	other := ref
+	other.Namespace = "kube-system"
+	do(adapters.Request{Verb: adapters.Create, Ref: other, Body: []byte(`{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w","namespace":"kube-system"}}`)})
+	if got := counts(); got != [4]uint64{2, 1, 3, 2} {
+		t.Fatalf("after a create elsewhere: %v", got)
+	}
+	do(adapters.Request{Verb: adapters.Delete, Ref: ref})
+	if got := counts(); got != [4]uint64{3, 2, 4, 3} {
+		t.Fatalf("after delete: %v", got)
+	}
+	if _, ok := c.Version(ref); ok {
+		t.Fatal("a deleted object has a version")
+	}
+	if c.DiscoveryChanges() != d0 {
+		t.Fatal("discovery moved without a kind change")
+	}
+	c.RegisterKind("example.com/v1", "Gadget", adapters.Cluster, KindOptions{})
+	if c.DiscoveryChanges() == d0 {
+		t.Fatal("registering a kind did not move discovery")
+	}
+}

@@ -112,6 +112,7 @@ func (c *Cluster) touch(e *entry) {
 	c.rv++
 	metadata(e.obj)["resourceVersion"] = strconv.FormatInt(c.rv, 10)
 	e.frozen = nil
+	c.changed(e.obj, false)
 }
 
 // afterStore runs what follows a successful write: CRD registration and the
@@ -143,6 +144,7 @@ func (c *Cluster) remove(key objKey) map[string]any {
 	}
 	delete(c.objects, key)
 	c.index(key, nil)
+	c.changed(e.obj, false)
 	uid := metaString(e.obj, "uid")
 	delete(c.byUID, uid)
 	c.rv++
@@ -400,6 +402,7 @@ func (c *Cluster) dropCRD(name string) {
 	}
 	for _, kk := range gone {
 		delete(c.kinds, kk)
+		c.discovery++
 		var keys []objKey
 		for key := range c.objects {
 			if key.apiVersion == kk.apiVersion && key.kind == kk.kind {

@@ -67,6 +67,7 @@ func (c *Cluster) stage(obj map[string]any) error {
 		e.managed = updateOwnership(k, req, e.managed, e.obj, norm)
 	}
 	e.obj, e.frozen = norm, nil
+	c.changed(norm, false)
 	c.afterStore(k, key, e)
 	return nil
 }

@@ -146,6 +146,14 @@ func SatisfiedSpec(obj, spec any) bool {
 	return p["ok"] == true && p["changed"] == false
 }
 
+// StatusBlind names the library functions that read nothing a status write
+// can change (status, resourceVersion, managedFields) of the objects in
+// the lists they are given: objpatch.arbitrate reads each claimant's name,
+// namespace, creation and deletion timestamps and spec. A runner may keep
+// a decision that handed a list only to these functions when the listed
+// objects' status changes (fsm.RestProfile).
+var StatusBlind = map[string]bool{"objpatch.arbitrate": true}
+
 // ArbitrateClaims decides whether self owns its claims among patches (the
 // listed ObjectPatches of its namespace, or every ClusterObjectPatch; self
 // is included or added). Patches being deleted and patches whose spec is

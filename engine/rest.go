@@ -1,0 +1,112 @@
+package engine
+
+import (
+	"time"
+
+	"github.com/google/cel-go/common/types"
+
+	"github.com/statecraft/statecraft/fsm"
+)
+
+// Rest certifies that an object at rest would rest again: stepped at any
+// time before Until (zero: any time), with the same object and the same
+// observations, Step decides the same and asks for the next check Every
+// after that time (zero: no recheck). Reads are the observations the
+// decision made; a list read marked StatusBlind may change in its items'
+// status without changing the decision.
+//
+// A runner that can tell cheaply that none of its inputs changed (the
+// simulator counts changes; see scenario) skips such a step and only moves
+// the wake-up on. The runner must also know that skipping the reads changes
+// nothing else (no staged faults count calls, no expectation counts reads).
+type Rest struct {
+	Until time.Time
+	Every time.Duration
+	Reads []Read
+}
+
+// Certify returns the certificate of a decision that fired nothing, made in
+// snap. It refuses (false) when the decision fired or reported a problem,
+// when an expression of the state reads now other than in a time gate
+// (fsm.RestProfile), when a gate cannot be placed in time, or when the
+// state's recheck is a point in time rather than a duration.
+func Certify(m *fsm.Machine, snap Snapshot, d *Decision) (Rest, bool) {
+	if d == nil || d.vars == nil || d.Transition != nil || d.Problem != nil {
+		return Rest{}, false
+	}
+	prof := m.Rest(d.From)
+	if prof == nil || !prof.Certifiable {
+		return Rest{}, false
+	}
+	var r Rest
+	if s := m.State(d.From); s.Recheck != nil {
+		out, err := s.Recheck.Eval(d.vars)
+		dur, ok := out.(types.Duration)
+		if err != nil || !ok {
+			return Rest{}, false
+		}
+		// As Step: a wake-up not after now becomes one second later.
+		r.Every = max(dur.Duration, time.Second)
+	}
+	for _, g := range prof.Gates {
+		at, ok := gateChange(g, d.vars, snap.Now)
+		if !ok {
+			return Rest{}, false
+		}
+		if !at.IsZero() && (r.Until.IsZero() || at.Before(r.Until)) {
+			r.Until = at
+		}
+	}
+	r.Reads = Reads(m, snap.Object, snap.Now)
+	for i := range r.Reads {
+		r.Reads[i].StatusBlind = r.Reads[i].List && prof.StatusBlind[r.Reads[i].Name]
+	}
+	return r, true
+}
+
+// gateChange returns the first time after now at which g's value can
+// differ from its value at now (zero: never, with these inputs). A gate
+// compares now with a point P (now OP T, or now - S OP D with P = S + D); its
+// value can change only when now reaches P or passes it. A side that fails
+// to evaluate fails the same way at any time: the gate never changes.
+func gateChange(g *fsm.TimeGate, v *vars, now time.Time) (time.Time, bool) {
+	bound, err := g.Bound.Eval(v)
+	if err != nil || types.IsError(bound) {
+		return time.Time{}, true
+	}
+	var p time.Time
+	if g.Since == nil {
+		ts, ok := bound.(types.Timestamp)
+		if !ok {
+			return time.Time{}, false
+		}
+		p = ts.Time
+	} else {
+		since, err := g.Since.Eval(v)
+		if err != nil || types.IsError(since) {
+			return time.Time{}, true
+		}
+		switch s := since.(type) {
+		case types.Timestamp: // now - S OP D
+			d, ok := bound.(types.Duration)
+			if !ok {
+				return time.Time{}, false
+			}
+			p = s.Time.Add(d.Duration)
+		case types.Duration: // now - D OP T
+			t, ok := bound.(types.Timestamp)
+			if !ok {
+				return time.Time{}, false
+			}
+			p = t.Time.Add(s.Duration)
+		default:
+			return time.Time{}, false
+		}
+	}
+	for _, at := range []time.Time{p, p.Add(time.Nanosecond)} {
+		if at.After(now) {
+			return at, true
+		}
+	}
+	return time.Time{}, true
+}

@@ -1,0 +1,106 @@
+package engine_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/statecraft/statecraft/adapters"
+	"github.com/statecraft/statecraft/engine"
+)
+
+const restMachine = header + `
+  observe "peer" {
+    get = "{'apiVersion': 'v1', 'kind': 'ConfigMap', 'namespace': 'default', 'name': 'peer'}"
+  }
+  let "calm_since" { value = "timestamp(status.?calmSince.orValue('2100-01-01T00:00:00Z'))" }
+  state "Waiting" {
+    initial = true
+    recheck = "duration('5m')"
+  }
+  state "Done" {
+    final = true
+  }
+  transition "calm" {
+    from = ["Waiting"]
+    when = "peer.exists && now - calm_since >= duration('1h')"
+    to   = Done
+  }
+  transition "deadline" {
+    from = ["Waiting"]
+    when = "now >= timestamp(self.spec.deadline)"
+    to   = Done
+  }
+}
+`
+
+// Certify places a rest in time: it holds until the first gate of the
+// state's guards can change, and asks for rechecks every recheck.
+func TestCertifyUntilFirstGate(t *testing.T) {
+	m := compile(t, restMachine)
+	for _, c := range []struct {
+		name      string
+		calmSince string
+		deadline  string
+		until     time.Time
+	}{
+		{"calm first", "2026-01-01T00:00:00Z", "2026-01-01T03:00:00Z", t0.Add(time.Hour)},
+		{"deadline first", "2026-01-01T00:00:00Z", "2026-01-01T00:20:00Z", t0.Add(20 * time.Minute)},
+		{"no calm yet", "", "2026-01-01T02:00:00Z", t0.Add(2 * time.Hour)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			st := map[string]any{"state": "Waiting"}
+			if c.calmSince != "" {
+				st["calmSince"] = c.calmSince
+			}
+			obj := widget(map[string]any{"deadline": c.deadline}, st)
+			peer := map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "peer", "namespace": "default"}}
+			cl := newCluster(t, obj, peer)
+			ref := adapters.Ref{APIVersion: "example.com/v1", Kind: "Widget", Namespace: "default", Name: "w1"}
+			rep, err := engine.Reconcile(context.Background(), m, cl, ref, t0, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Rest == nil || len(rep.Transitions) != 0 {
+				t.Fatalf("want a rest, got %d transitions, rest %v", len(rep.Transitions), rep.Rest)
+			}
+			r, ok := engine.Certify(m, rep.RestSnapshot, rep.Rest)
+			if !ok {
+				t.Fatal("not certified")
+			}
+			if !r.Until.Equal(c.until) || r.Every != 5*time.Minute {
+				t.Errorf("until %v every %v, want until %v every 5m", r.Until, r.Every, c.until)
+			}
+			if len(r.Reads) != 1 || r.Reads[0].Ref.Name != "peer" {
+				t.Errorf("reads %+v, want the peer", r.Reads)
+			}
+			// Stepping again just before Until rests again; at Until, it fires.
+			for at, fires := range map[time.Time]bool{c.until.Add(-time.Second): false, c.until: true} {
+				rep, err := engine.Reconcile(context.Background(), m, newCluster(t, obj, peer), ref, at, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := len(rep.Transitions) > 0; got != fires {
+					t.Errorf("at %v: fired %v, want %v", at.Sub(t0), got, fires)
+				}
+			}
+		})
+	}
+}
+
+// A reconcile that fires has no rest to certify.
+func TestCertifyRefusesAFiring(t *testing.T) {
+	m := compile(t, restMachine)
+	obj := widget(map[string]any{"deadline": "2025-01-01T00:00:00Z"}, map[string]any{"state": "Waiting"})
+	ref := adapters.Ref{APIVersion: "example.com/v1", Kind: "Widget", Namespace: "default", Name: "w1"}
+	rep, err := engine.Reconcile(context.Background(), m, newCluster(t, obj), ref, t0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Transitions) == 0 || rep.Rest != nil {
+		t.Fatalf("want a firing without rest, got %d transitions, rest %v", len(rep.Transitions), rep.Rest)
+	}
+	if _, ok := engine.Certify(m, engine.Snapshot{}, nil); ok {
+		t.Error("certified a nil decision")
+	}
+}

@@ -1,0 +1,133 @@
+package scenario
+
+import (
+	"time"
+
+	"github.com/statecraft/statecraft/adapters"
+	"github.com/statecraft/statecraft/engine"
+)
+
+// Skipping rests. An object resting in a state is rechecked every
+// requeue interval; most rechecks read the same, decide the same and write
+// nothing. When the engine certifies a rest (engine.Certify), the runner
+// notes what the decision read and how far the cluster had come, and skips
+// the rechecks that follow while nothing it read has changed and no time
+// gate of the decision has moved. A skipped recheck produces no trace line
+// (a rest never does); the only difference is the reads it does not make.
+
+// changeCounter is a cluster that counts its changes (the simulator).
+type changeCounter interface {
+	Version(ref adapters.Ref) (resourceVersion string, exists bool)
+	Changes(apiVersion, kind, namespace string) (all, outsideStatus uint64)
+	DiscoveryChanges() uint64
+}
+
+// resting is a certified rest and the state of what it read.
+type resting struct {
+	until     time.Time
+	every     time.Duration
+	self      string // the object's resourceVersion
+	gets      []readVersion
+	lists     []listChanges
+	discovery uint64
+}
+
+type readVersion struct {
+	ref     adapters.Ref
+	version string
+	exists  bool
+}
+
+type listChanges struct {
+	apiVersion, kind, namespace string
+	blind                       bool // only changes outside status count
+	count                       uint64
+}
+
+func (r *runner) resting(ref adapters.Ref, c engine.Rest) *resting {
+	rest := &resting{until: c.Until, every: c.Every, discovery: r.changes.DiscoveryChanges()}
+	rest.self, _ = r.changes.Version(ref)
+	for _, rd := range c.Reads {
+		switch {
+		case rd.Skip || rd.Err != nil:
+			// Nothing was read: the same inputs skip it again.
+		case rd.List:
+			lc := listChanges{apiVersion: rd.Ref.APIVersion, kind: rd.Ref.Kind, namespace: rd.Ref.Namespace, blind: rd.StatusBlind}
+			lc.count = lc.now(r.changes)
+			rest.lists = append(rest.lists, lc)
+		default:
+			v := readVersion{ref: rd.Ref}
+			v.version, v.exists = r.changes.Version(rd.Ref)
+			rest.gets = append(rest.gets, v)
+		}
+	}
+	return rest
+}
+
+func (lc listChanges) now(cc changeCounter) uint64 {
+	all, outside := cc.Changes(lc.apiVersion, lc.kind, lc.namespace)
+	if lc.blind {
+		return outside
+	}
+	return all
+}
+
+// stillResting reports whether a recheck of ref now would read what its
+// certified rest read, at a time the rest still holds.
+func (r *runner) stillResting(ref adapters.Ref, rest *resting) bool {
+	now := r.clock.Now()
+	if !rest.until.IsZero() && !now.Before(rest.until) {
+		return false
+	}
+	if r.changes.DiscoveryChanges() != rest.discovery {
+		return false
+	}
+	if v, _ := r.changes.Version(ref); v != rest.self {
+		return false
+	}
+	for _, g := range rest.gets {
+		if v, ok := r.changes.Version(g.ref); v != g.version || ok != g.exists {
+			return false
+		}
+	}
+	for _, lc := range rest.lists {
+		if lc.now(r.changes) != lc.count {
+			return false
+		}
+	}
+	return true
+}
+
+// forgetRests makes every object step at its next wake-up.
+func (r *runner) forgetRests() {
+	if r.rests != nil {
+		clear(r.rests)
+	}
+}
+
+// stagesFaults reports whether the scenario injects API faults, which
+// count calls and draw from the seeded random source per call: skipping
+// reads would move them.
+func (s *Scenario) stagesFaults() bool {
+	if s.Staging != nil && len(s.Staging.Faults) > 0 {
+		return true
+	}
+	for _, e := range s.Events {
+		if e.Staging != nil && len(e.Staging.Faults) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// countsReads reports whether an expectation counts reads.
+func (s *Scenario) countsReads() bool {
+	for _, e := range s.Expects {
+		for _, w := range e.Writes {
+			if w.Reads {
+				return true
+			}
+		}
+	}
+	return false
+}
