@@ -253,7 +253,7 @@ func (c *Cluster) read(e *entry) map[string]any {
 		return copyObject(e.obj)
 	}
 	if e.frozen == nil {
-		e.frozen = copyObject(e.obj)
+		e.frozen = jsonvalue.Freeze(copyObject(e.obj))
 	}
 	return e.frozen
 }

@@ -3,7 +3,7 @@ package library
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -168,11 +168,22 @@ func ArbitrateClaims(patches []any, self map[string]any) map[string]any {
 var arbitrations = newMemo[map[string]any](4096)
 
 func arbitrationKey(patches []any, self map[string]any) string {
-	var b strings.Builder
+	b := make([]byte, 0, 96*(len(patches)+1))
 	one := func(obj map[string]any) {
 		md, _ := obj["metadata"].(map[string]any)
 		f := jsonvalue.Hash(obj["spec"])
-		fmt.Fprintf(&b, "%s/%s@%s~%s:%016x%016x;", str(md["namespace"]), str(md["name"]), str(md["creationTimestamp"]), str(md["deletionTimestamp"]), f[0], f[1])
+		b = append(b, str(md["namespace"])...)
+		b = append(b, '/')
+		b = append(b, str(md["name"])...)
+		b = append(b, '@')
+		b = append(b, str(md["creationTimestamp"])...)
+		b = append(b, '~')
+		b = append(b, str(md["deletionTimestamp"])...)
+		b = append(b, ':')
+		b = strconv.AppendUint(b, f[0], 16)
+		b = append(b, '.')
+		b = strconv.AppendUint(b, f[1], 16)
+		b = append(b, ';')
 	}
 	one(self)
 	for _, it := range patches {
@@ -180,7 +191,7 @@ func arbitrationKey(patches []any, self map[string]any) string {
 			one(obj)
 		}
 	}
-	return b.String()
+	return string(b)
 }
 
 func arbitrateClaims(patches []any, self map[string]any) map[string]any {

@@ -251,8 +251,15 @@ func SortedKeys[V any](m map[string]V) []string {
 // IsCanonical reports whether v already is what Normalize would return:
 // only maps, lists, strings, bools, nil, int64, and float64 that are not
 // whole numbers. It allocates nothing, so callers that only read a value
-// can skip Normalize's copy.
+// can skip Normalize's copy. A frozen value is answered from memory.
 func IsCanonical(v any) bool {
+	if f := lookupFrozen(v); f != nil {
+		return f.canonical
+	}
+	return isCanonical(v)
+}
+
+func isCanonical(v any) bool {
 	switch t := v.(type) {
 	case nil, string, bool, int64:
 		return true
@@ -260,14 +267,14 @@ func IsCanonical(v any) bool {
 		return !(t == math.Trunc(t) && math.Abs(t) <= maxExactFloat) && !math.IsNaN(t) && !math.IsInf(t, 0)
 	case map[string]any:
 		for _, e := range t {
-			if !IsCanonical(e) {
+			if !isCanonical(e) {
 				return false
 			}
 		}
 		return true
 	case []any:
 		for _, e := range t {
-			if !IsCanonical(e) {
+			if !isCanonical(e) {
 				return false
 			}
 		}
@@ -293,8 +300,12 @@ type Fingerprint [2]uint64
 
 var seeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
 
-// Hash fingerprints v.
+// Hash fingerprints v. A frozen value's fingerprint is computed once.
 func Hash(v any) Fingerprint {
+	if f := lookupFrozen(v); f != nil {
+		f.hashOnce.Do(func() { f.hash = Fingerprint{hash(seeds[0], v), hash(seeds[1], v)} })
+		return f.hash
+	}
 	return Fingerprint{hash(seeds[0], v), hash(seeds[1], v)}
 }
 

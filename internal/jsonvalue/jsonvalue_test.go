@@ -135,3 +135,26 @@ func TestContains(t *testing.T) {
 		}
 	}
 }
+
+// A frozen value answers IsCanonical and Hash as the same content unfrozen
+// does, for itself and the maps directly inside it.
+func TestFreeze(t *testing.T) {
+	mk := func() map[string]any {
+		return map[string]any{"spec": map[string]any{"a": int64(1), "b": []any{"x"}}, "n": 2.5}
+	}
+	f := Freeze(mk())
+	plain := mk()
+	if Hash(f) != Hash(plain) || Hash(f["spec"]) != Hash(plain["spec"]) {
+		t.Error("a frozen value hashes differently from its content")
+	}
+	if Hash(f) != Hash(f) || !IsCanonical(f) || !IsCanonical(f["spec"]) {
+		t.Error("a frozen canonical value is not canonical or not stable")
+	}
+	odd := Freeze(map[string]any{"spec": map[string]any{"n": 3}}) // an int, not int64
+	if IsCanonical(odd) || IsCanonical(odd["spec"]) {
+		t.Error("a frozen value holding an int is canonical")
+	}
+	if Hash(odd) != Hash(map[string]any{"spec": map[string]any{"n": int64(3)}}) {
+		t.Error("a frozen value's hash is not its content's")
+	}
+}

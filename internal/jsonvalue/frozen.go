@@ -1,0 +1,80 @@
+package jsonvalue
+
+import (
+	"reflect"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+)
+
+// Frozen values. An owner that hands one copy of a value to many readers,
+// and promises that neither it nor they will change that copy again (the
+// simulator's shared reads), can freeze it: IsCanonical and Hash of the
+// value, and of the maps directly inside it, are then answered from memory
+// instead of walking the value each time. Nothing else changes: a frozen
+// value is an ordinary map.
+//
+// The registry keys maps by identity and keeps each frozen map alive while
+// it is registered, so an identity cannot be reused by another map; it is
+// bounded and forgotten wholesale when full, which only costs walks again.
+
+// maxFrozen bounds the registry (maps, not objects: a frozen object
+// registers itself and each map directly inside it).
+const maxFrozen = 1 << 17
+
+type frozenMap struct {
+	m         map[string]any // keeps the identity alive
+	canonical bool
+	hashOnce  sync.Once
+	hash      Fingerprint
+}
+
+var frozen struct {
+	mu    sync.RWMutex
+	maps  map[unsafe.Pointer]*frozenMap
+	count atomic.Int64 // registered maps; lookups are skipped while 0
+}
+
+func identity(m map[string]any) unsafe.Pointer {
+	return reflect.ValueOf(m).UnsafePointer()
+}
+
+// Freeze registers v, a map its owner will never change again, and each
+// map directly inside it, and returns v. Freezing a value that is later
+// changed makes IsCanonical and Hash answer for the old content.
+func Freeze(v map[string]any) map[string]any {
+	if v == nil {
+		return v
+	}
+	frozen.mu.Lock()
+	defer frozen.mu.Unlock()
+	if frozen.maps == nil || len(frozen.maps) >= maxFrozen {
+		frozen.maps = make(map[unsafe.Pointer]*frozenMap, 1024)
+	}
+	add := func(m map[string]any) {
+		frozen.maps[identity(m)] = &frozenMap{m: m, canonical: isCanonical(m)}
+	}
+	add(v)
+	for _, e := range v {
+		if m, ok := e.(map[string]any); ok {
+			add(m)
+		}
+	}
+	frozen.count.Store(int64(len(frozen.maps)))
+	return v
+}
+
+// lookupFrozen returns the registration of v, or nil.
+func lookupFrozen(v any) *frozenMap {
+	if frozen.count.Load() == 0 {
+		return nil
+	}
+	m, ok := v.(map[string]any)
+	if !ok || m == nil {
+		return nil
+	}
+	frozen.mu.RLock()
+	f := frozen.maps[identity(m)]
+	frozen.mu.RUnlock()
+	return f
+}
