@@ -34,9 +34,11 @@ type Report struct {
 	Gone bool
 	// StatusWritten is true when the reconcile wrote status.
 	StatusWritten bool
-	// Rest and RestSnapshot, when the reconcile fired nothing, wrote
-	// nothing and met no problem, are the decision it rested with and what
-	// that step saw (for Certify).
+	// Rest and RestSnapshot, when the reconcile came to rest without a
+	// problem, are the decision it rested with and what that last step saw
+	// (for Certify). When the reconcile also fired or wrote status, the
+	// step saw the object with the status then written, and what it read
+	// before that write.
 	Rest         *Decision
 	RestSnapshot Snapshot
 }
@@ -89,9 +91,7 @@ func Reconcile(ctx context.Context, m *fsm.Machine, api adapters.API, ref adapte
 		}
 		if d.Transition == nil {
 			rep.Wake = d.Wake
-			if steps == 0 {
-				rep.Rest, rep.RestSnapshot = d, snap
-			}
+			rep.Rest, rep.RestSnapshot = d, snap
 			break
 		}
 		steps++
@@ -137,7 +137,6 @@ func Reconcile(ctx context.Context, m *fsm.Machine, api adapters.API, ref adapte
 			return rep, err
 		}
 		rep.StatusWritten = true
-		rep.Rest, rep.RestSnapshot = nil, Snapshot{}
 	}
 	return rep, nil
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"time"
 
+	"github.com/google/cel-go/common/operators"
 	"github.com/google/cel-go/common/types"
 
 	"github.com/statecraft/statecraft/fsm"
@@ -66,9 +67,10 @@ func Certify(m *fsm.Machine, snap Snapshot, d *Decision) (Rest, bool) {
 
 // gateChange returns the first time after now at which g's value can
 // differ from its value at now (zero: never, with these inputs). A gate
-// compares now with a point P (now OP T, or now - S OP D with P = S + D); its
-// value can change only when now reaches P or passes it. A side that fails
-// to evaluate fails the same way at any time: the gate never changes.
+// compares now with a point P (now OP T, or now - S OP D with P = S + D):
+// now >= P and now < P change when now reaches P, now > P and now <= P one
+// nanosecond later, now == P and now != P at both. A side that fails to
+// evaluate fails the same way at any time: the gate never changes.
 func gateChange(g *fsm.TimeGate, v *vars, now time.Time) (time.Time, bool) {
 	bound, err := g.Bound.Eval(v)
 	if err != nil || types.IsError(bound) {
@@ -103,7 +105,16 @@ func gateChange(g *fsm.TimeGate, v *vars, now time.Time) (time.Time, bool) {
 			return time.Time{}, false
 		}
 	}
-	for _, at := range []time.Time{p, p.Add(time.Nanosecond)} {
+	var points []time.Time
+	switch g.Op {
+	case operators.GreaterEquals, operators.Less:
+		points = []time.Time{p}
+	case operators.Greater, operators.LessEquals:
+		points = []time.Time{p.Add(time.Nanosecond)}
+	default:
+		points = []time.Time{p, p.Add(time.Nanosecond)}
+	}
+	for _, at := range points {
 		if at.After(now) {
 			return at, true
 		}

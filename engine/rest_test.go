@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -88,19 +89,62 @@ func TestCertifyUntilFirstGate(t *testing.T) {
 	}
 }
 
-// A reconcile that fires has no rest to certify.
+// A decision that fires is not a rest.
 func TestCertifyRefusesAFiring(t *testing.T) {
 	m := compile(t, restMachine)
 	obj := widget(map[string]any{"deadline": "2025-01-01T00:00:00Z"}, map[string]any{"state": "Waiting"})
-	ref := adapters.Ref{APIVersion: "example.com/v1", Kind: "Widget", Namespace: "default", Name: "w1"}
-	rep, err := engine.Reconcile(context.Background(), m, newCluster(t, obj), ref, t0, nil)
-	if err != nil {
-		t.Fatal(err)
+	d := engine.Step(m, engine.Snapshot{Object: obj, Now: t0})
+	if d.Transition == nil {
+		t.Fatal("the deadline did not fire")
 	}
-	if len(rep.Transitions) == 0 || rep.Rest != nil {
-		t.Fatalf("want a firing without rest, got %d transitions, rest %v", len(rep.Transitions), rep.Rest)
+	if _, ok := engine.Certify(m, engine.Snapshot{Object: obj, Now: t0}, d); ok {
+		t.Error("certified a firing")
 	}
 	if _, ok := engine.Certify(m, engine.Snapshot{}, nil); ok {
 		t.Error("certified a nil decision")
+	}
+}
+
+// Each comparison changes where now reaches its point, or a nanosecond
+// later: a rest lasts exactly until then.
+func TestCertifyGatePoints(t *testing.T) {
+	at := t0.Format(time.RFC3339)
+	for _, c := range []struct {
+		guard string
+		until time.Time
+	}{
+		{"now >= T", time.Time{}}, // already true: never changes again
+		{"now > T", t0.Add(time.Nanosecond)},
+		{"now < T", time.Time{}},
+		{"now <= T", t0.Add(time.Nanosecond)},
+		{"now == T", t0.Add(time.Nanosecond)},
+		{"T > now", time.Time{}},
+		{"T >= now", t0.Add(time.Nanosecond)},
+		{"now - T >= duration('10m')", t0.Add(10 * time.Minute)},
+		{"duration('10m') < now - T", t0.Add(10*time.Minute + time.Nanosecond)},
+		{"now - duration('10m') >= T", t0.Add(10 * time.Minute)},
+	} {
+		guard := strings.ReplaceAll(c.guard, "T", "timestamp(self.spec.at)")
+		m := compile(t, header+`
+  state "A" {
+    initial = true
+    recheck = "duration('1m')"
+  }
+  state "B" {}
+  transition "t" {
+    from = ["A"]
+    when = "self.spec.never && (`+guard+`)"
+    to   = B
+  }
+}`)
+		snap := engine.Snapshot{Object: widget(map[string]any{"at": at, "never": false}, map[string]any{"state": "A"}), Now: t0}
+		r, ok := engine.Certify(m, snap, engine.Step(m, snap))
+		if !ok {
+			t.Errorf("%s: not certified", c.guard)
+			continue
+		}
+		if !r.Until.Equal(c.until) {
+			t.Errorf("%s: until %v, want %v", c.guard, r.Until, c.until)
+		}
 	}
 }

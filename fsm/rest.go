@@ -2,6 +2,7 @@ package fsm
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/google/cel-go/cel"
 	celast "github.com/google/cel-go/common/ast"
@@ -29,6 +30,9 @@ type RestProfile struct {
 	// Gates are the comparisons with now that expressions evaluated at
 	// rest make, without repeats.
 	Gates []*TimeGate
+	// ReadsVersion is set when an expression evaluated at rest mentions
+	// resourceVersion, which every write changes.
+	ReadsVersion bool
 	// StatusBlind names the list observations of which no expression
 	// evaluated at rest reads an item's status (or anything a status write
 	// changes): only outcome, exists, scope and message, or items handed
@@ -41,7 +45,10 @@ type RestProfile struct {
 // of < <= > >= == !=. Its value can change only where now passes one
 // point, so an evaluation tells until when it holds.
 type TimeGate struct {
-	Text  string   // the comparison, as CEL prints it
+	Text string // the comparison, as CEL prints it
+	// Op is the comparison with now on the left: now OP Bound (or
+	// now - Since OP Bound), one of operators.Less ... NotEquals.
+	Op    string
 	Bound *Program // the side without now
 	Since *Program // S of now - S; nil for a plain now OP Bound
 }
@@ -114,6 +121,9 @@ func (w *restWalk) program(p *Program) {
 	if root == nil {
 		w.fail(p, "no checked expression")
 		return
+	}
+	if strings.Contains(p.Expr.Source, "resourceVersion") {
+		w.prof.ReadsVersion = true
 	}
 	w.expr(p, root, nil)
 }
@@ -204,6 +214,13 @@ var comparisons = map[string]bool{
 	operators.GreaterEquals: true, operators.Equals: true, operators.NotEquals: true,
 }
 
+// mirrored turns T OP now into now OP' T.
+var mirrored = map[string]string{
+	operators.Less: operators.Greater, operators.LessEquals: operators.GreaterEquals,
+	operators.Greater: operators.Less, operators.GreaterEquals: operators.LessEquals,
+	operators.Equals: operators.Equals, operators.NotEquals: operators.NotEquals,
+}
+
 // gate recognises a time gate at e and records it; false when e is not
 // one (the caller then walks e as any call).
 func (w *restWalk) gate(p *Program, e celast.Expr, bound map[string]bool) bool {
@@ -212,9 +229,10 @@ func (w *restWalk) gate(p *Program, e celast.Expr, bound map[string]bool) bool {
 	if !comparisons[c.FunctionName()] || len(args) != 2 {
 		return false
 	}
+	op := c.FunctionName()
 	nowSide, other := args[0], args[1]
 	if !isNowExpr(nowSide) && !isNowMinusExpr(nowSide) {
-		nowSide, other = other, nowSide
+		nowSide, other, op = other, nowSide, mirrored[op]
 	}
 	if !isNowExpr(nowSide) && !isNowMinusExpr(nowSide) {
 		return false
@@ -227,7 +245,7 @@ func (w *restWalk) gate(p *Program, e celast.Expr, bound map[string]bool) bool {
 	if w.gates[text] {
 		return true
 	}
-	g := &TimeGate{Text: text}
+	g := &TimeGate{Text: text, Op: op}
 	var ok bool
 	if g.Bound, ok = w.operand(p, other, bound); !ok {
 		return true

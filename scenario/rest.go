@@ -5,6 +5,8 @@ import (
 
 	"github.com/statecraft/statecraft/adapters"
 	"github.com/statecraft/statecraft/engine"
+	"github.com/statecraft/statecraft/fsm"
+	"github.com/statecraft/statecraft/internal/jsonvalue"
 )
 
 // Skipping rests. An object resting in a state is rechecked every
@@ -130,4 +132,56 @@ func (s *Scenario) countsReads() bool {
 		}
 	}
 	return false
+}
+
+// sawNow reports whether the certified rest of a reconcile saw the cluster
+// as it now is. A reconcile that only rested wrote nothing: it did. One
+// that fired or wrote status made its last step before writing the
+// object's status: that step saw the new status but read everything else
+// before the write. The rest stands when the stored object is what the
+// step saw (resourceVersion aside, which the machine must not read) and no
+// read the step made could have seen the object's old status: neither a
+// get of the object nor a list of its kind that reads status.
+func (r *runner) sawNow(m *fsm.Machine, ref adapters.Ref, rep engine.Report, c engine.Rest) bool {
+	if len(rep.Transitions) == 0 && !rep.StatusWritten {
+		return true
+	}
+	if prof := m.Rest(rep.Rest.From); prof == nil || prof.ReadsVersion {
+		return false
+	}
+	for _, rd := range c.Reads {
+		switch {
+		case rd.Skip || rd.Err != nil:
+		case rd.List:
+			if !rd.StatusBlind && rd.Ref.APIVersion == ref.APIVersion && rd.Ref.Kind == ref.Kind &&
+				(rd.Ref.Namespace == "" || rd.Ref.Namespace == ref.Namespace) {
+				return false
+			}
+		case rd.Ref == ref:
+			return false
+		}
+	}
+	stored, ok := r.cluster.Object(ref)
+	if !ok {
+		return false
+	}
+	return jsonvalue.Equal(withoutVersion(stored), withoutVersion(rep.RestSnapshot.Object))
+}
+
+// withoutVersion returns obj with its metadata.resourceVersion left out
+// (a shallow copy: obj is not changed).
+func withoutVersion(obj map[string]any) map[string]any {
+	md, _ := obj["metadata"].(map[string]any)
+	c := make(map[string]any, len(obj))
+	for k, v := range obj {
+		c[k] = v
+	}
+	m := make(map[string]any, len(md))
+	for k, v := range md {
+		if k != "resourceVersion" {
+			m[k] = v
+		}
+	}
+	c["metadata"] = m
+	return c
 }

@@ -493,7 +493,7 @@ func (r *runner) reconcile(ctx context.Context, ref adapters.Ref) error {
 	r.flush(true)
 	r.current = adapters.Ref{}
 	if err == nil && r.rests != nil && rep.Rest != nil {
-		if c, ok := engine.Certify(m, rep.RestSnapshot, rep.Rest); ok {
+		if c, ok := engine.Certify(m, rep.RestSnapshot, rep.Rest); ok && r.sawNow(m, ref, rep, c) {
 			r.rests[ref] = r.resting(ref, c)
 		}
 	}
