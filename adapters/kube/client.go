@@ -42,6 +42,15 @@ type Client struct {
 	resetMu   sync.Mutex
 	resets    uint64 // how many times a miss refreshed the mapper (a generation)
 
+	// known remembers the mappings the mapper found, so that the lookup of
+	// every request (and every Scope) does not walk the mapper's groups
+	// again: that walk allocated more than the rest of a cached read. It is
+	// emptied whenever a lookup goes to the mapper, because the mapper may
+	// then reset its discovery (it does after a miss); a hit never does.
+	knownMu sync.RWMutex
+	known   map[gvKind]*meta.RESTMapping
+	forgets uint64 // how many times known was emptied
+
 	dynamic dynamic.Interface // the client's own identity
 
 	mu         sync.Mutex
@@ -74,6 +83,7 @@ func New(cfg *rest.Config, opts Options) (*Client, error) {
 		fieldManager: fm,
 		discovery:    cached,
 		mapper:       restmapper.NewDeferredDiscoveryRESTMapper(cached),
+		known:        map[gvKind]*meta.RESTMapping{},
 		dynamic:      dyn,
 		impersonal:   map[string]dynamic.Interface{},
 	}, nil
@@ -84,7 +94,58 @@ func (c *Client) Config() *rest.Config { return rest.CopyConfig(c.base) }
 
 // Mapper returns the client's REST mapper, shared with whoever needs one
 // (informers, for instance).
-func (c *Client) Mapper() meta.RESTMapper { return c.mapper }
+func (c *Client) Mapper() meta.RESTMapper { return forgetful{c.mapper, c} }
+
+// forgetful is the client's mapper as Mapper hands it out: any lookup
+// through it may reset the mapper's discovery, so each first empties the
+// client's remembered mappings.
+type forgetful struct {
+	*restmapper.DeferredDiscoveryRESTMapper
+	c *Client
+}
+
+func (f forgetful) KindFor(r schema.GroupVersionResource) (schema.GroupVersionKind, error) {
+	f.c.forget()
+	return f.DeferredDiscoveryRESTMapper.KindFor(r)
+}
+
+func (f forgetful) KindsFor(r schema.GroupVersionResource) ([]schema.GroupVersionKind, error) {
+	f.c.forget()
+	return f.DeferredDiscoveryRESTMapper.KindsFor(r)
+}
+
+func (f forgetful) ResourceFor(r schema.GroupVersionResource) (schema.GroupVersionResource, error) {
+	f.c.forget()
+	return f.DeferredDiscoveryRESTMapper.ResourceFor(r)
+}
+
+func (f forgetful) ResourcesFor(r schema.GroupVersionResource) ([]schema.GroupVersionResource, error) {
+	f.c.forget()
+	return f.DeferredDiscoveryRESTMapper.ResourcesFor(r)
+}
+
+func (f forgetful) RESTMapping(gk schema.GroupKind, versions ...string) (*meta.RESTMapping, error) {
+	f.c.forget()
+	return f.DeferredDiscoveryRESTMapper.RESTMapping(gk, versions...)
+}
+
+func (f forgetful) RESTMappings(gk schema.GroupKind, versions ...string) ([]*meta.RESTMapping, error) {
+	f.c.forget()
+	return f.DeferredDiscoveryRESTMapper.RESTMappings(gk, versions...)
+}
+
+// gvKind keys remembered mappings by the apiVersion and kind asked for.
+type gvKind struct{ apiVersion, kind string }
+
+// forget empties the remembered mappings and returns the new count of
+// times they were.
+func (c *Client) forget() uint64 {
+	c.knownMu.Lock()
+	defer c.knownMu.Unlock()
+	clear(c.known)
+	c.forgets++
+	return c.forgets
+}
 
 // Dynamic returns the dynamic client of the client's own identity.
 func (c *Client) Dynamic() dynamic.Interface { return c.dynamic }
@@ -100,14 +161,31 @@ func (c *Client) mapping(ctx context.Context, apiVersion, kind string) (*meta.RE
 	if kind == "" || gv.Version == "" {
 		return nil, &meta.NoKindMatchError{GroupKind: gv.WithKind(kind).GroupKind(), SearchedVersions: []string{gv.Version}}
 	}
+	key := gvKind{apiVersion, kind}
+	c.knownMu.RLock()
+	m := c.known[key]
+	c.knownMu.RUnlock()
+	if m != nil {
+		return m, nil
+	}
+	forgets := c.forget()
 	gk := schema.GroupKind{Group: gv.Group, Kind: kind}
 	gen := c.generation()
-	m, err := c.mapper.RESTMappingWithContext(ctx, gk, gv.Version)
-	if err == nil || !meta.IsNoMatchError(err) {
-		return m, err
+	m, err = c.mapper.RESTMappingWithContext(ctx, gk, gv.Version)
+	if err != nil && meta.IsNoMatchError(err) {
+		c.refresh(ctx, gen)
+		m, err = c.mapper.RESTMappingWithContext(ctx, gk, gv.Version)
 	}
-	c.refresh(ctx, gen)
-	return c.mapper.RESTMappingWithContext(ctx, gk, gv.Version)
+	if err == nil {
+		// Remember it unless another lookup went to the mapper meanwhile
+		// (it may have reset discovery under this one).
+		c.knownMu.Lock()
+		if c.forgets == forgets {
+			c.known[key] = m
+		}
+		c.knownMu.Unlock()
+	}
+	return m, err
 }
 
 func (c *Client) generation() uint64 {
@@ -126,6 +204,7 @@ func (c *Client) refresh(ctx context.Context, gen uint64) {
 	}
 	c.mapper.ResetWithContext(ctx)
 	c.resets++
+	c.forget()
 }
 
 // Refreshes reports how many times a miss refreshed the cached discovery.
