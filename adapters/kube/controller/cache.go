@@ -3,8 +3,10 @@ package controller
 import (
 	"context"
 	"errors"
+	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -13,12 +15,14 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/resourceversion"
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/statecraft/statecraft/adapters"
 	"github.com/statecraft/statecraft/adapters/kube"
+	"github.com/statecraft/statecraft/internal/jsonvalue"
 )
 
 // Cache is an adapters.API that serves reads from shared dynamic informers
@@ -42,8 +46,12 @@ type Cache struct {
 	// seed's grants give only get and patch on targets): they are read
 	// directly, and no informer is started for them again.
 	unwatchable map[schema.GroupVersionKind]bool
-	written     map[adapters.Ref]written
-	onChange    func(kind schema.GroupVersionKind, old, obj *unstructured.Unstructured)
+	// written holds this process's own writes, by kind, namespace and name,
+	// until the informer shows them (see fresh). wmu guards it; c.mu, when
+	// both are held, is taken first.
+	wmu      sync.Mutex
+	written  map[schema.GroupVersionKind]map[string]map[string]written
+	onChange func(kind schema.GroupVersionKind, old, obj *unstructured.Unstructured)
 }
 
 type kindInformer struct {
@@ -52,11 +60,155 @@ type kindInformer struct {
 	stop     chan struct{}
 	lastUse  time.Time
 	pinned   bool // a driven kind: never stopped
+
+	// gens count the changes of the informer's store: all of them, and per
+	// namespace. They are counted by the store's namespace index function,
+	// which the store calls under its write lock for every object it adds,
+	// updates or deletes, so a count read before a read of the store is
+	// never ahead of what that read returns.
+	gen   atomic.Uint64
+	nsGen sync.Map // namespace -> *atomic.Uint64
+	// lists holds, per namespace and label selector, the sorted list of
+	// the store's objects as of a count: every list read until the next
+	// change in that namespace shares it instead of listing, filtering
+	// and sorting the store again.
+	listMu sync.Mutex
+	lists  map[listKey]*listSnapshot
 }
 
+type listKey struct{ namespace, selector string }
+
+// listSnapshot is one list read of the store, sorted by namespace, then
+// name. Its objects are the informer's own: never modified.
+type listSnapshot struct {
+	gen  uint64
+	objs []*unstructured.Unstructured
+	keys []objKey
+}
+
+type objKey struct{ namespace, name string }
+
+func (a objKey) less(b objKey) bool {
+	if a.namespace != b.namespace {
+		return a.namespace < b.namespace
+	}
+	return a.name < b.name
+}
+
+// written is this process's latest write of one object.
 type written struct {
-	before string // the cached resourceVersion when the write was made
-	obj    map[string]any
+	obj map[string]any
+	rv  string // obj's resourceVersion
+	// older are the cached versions known to precede obj: the one the
+	// first of a run of writes replaced, and the earlier writes' own. They
+	// decide when resourceVersions are not comparable (see ahead).
+	older []string
+}
+
+// ahead reports whether w is newer than the cached version cached, so
+// that a reader must see w: when both are well-formed resourceVersions
+// (comparable within a resource since Kubernetes 1.35) by comparing them,
+// else when cached is one of the versions w is known to follow.
+func (w written) ahead(cached string) bool {
+	if cmp, err := resourceversion.CompareResourceVersion(cached, w.rv); err == nil {
+		return cmp < 0
+	}
+	return slices.Contains(w.older, cached)
+}
+
+// indexNamespace is the store's namespace index function; it also counts
+// the change the store is making (see kindInformer.gen).
+func (ki *kindInformer) indexNamespace(obj any) ([]string, error) {
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return nil, err
+	}
+	ns := m.GetNamespace()
+	ki.gen.Add(1)
+	ki.counter(ns).Add(1)
+	return []string{ns}, nil
+}
+
+func (ki *kindInformer) counter(ns string) *atomic.Uint64 {
+	if g, ok := ki.nsGen.Load(ns); ok {
+		return g.(*atomic.Uint64)
+	}
+	g, _ := ki.nsGen.LoadOrStore(ns, new(atomic.Uint64))
+	return g.(*atomic.Uint64)
+}
+
+// generation is the change count a list of namespace ("" for all) depends
+// on.
+func (ki *kindInformer) generation(ns string) uint64 {
+	if ns == "" {
+		return ki.gen.Load()
+	}
+	return ki.counter(ns).Load()
+}
+
+// list returns the store's objects in namespace ("" for all) that match
+// sel, sorted, from the snapshot of the current change count if there is
+// one, else from the store (and keeps that as the new snapshot).
+func (ki *kindInformer) list(ns, selector string, sel labels.Selector) *listSnapshot {
+	key := listKey{ns, selector}
+	gen := ki.generation(ns)
+	ki.listMu.Lock()
+	snap := ki.lists[key]
+	ki.listMu.Unlock()
+	if snap != nil && snap.gen == gen {
+		return snap
+	}
+	var objs []any
+	indexer := ki.informer.Informer().GetIndexer()
+	if ns != "" {
+		objs, _ = indexer.ByIndex(cache.NamespaceIndex, ns)
+	} else {
+		objs = indexer.List()
+	}
+	everything := sel.Empty()
+	snap = &listSnapshot{gen: gen, objs: make([]*unstructured.Unstructured, 0, len(objs)), keys: make([]objKey, 0, len(objs))}
+	type keyed struct {
+		k objKey
+		u *unstructured.Unstructured
+	}
+	sorted := make([]keyed, 0, len(objs))
+	for _, o := range objs {
+		u, ok := o.(*unstructured.Unstructured)
+		if !ok || !everything && !sel.Matches(labels.Set(u.GetLabels())) {
+			continue
+		}
+		md, _ := u.Object["metadata"].(map[string]any)
+		name, _ := md["name"].(string)
+		namespace, _ := md["namespace"].(string)
+		sorted = append(sorted, keyed{objKey{namespace, name}, u})
+	}
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].k.less(sorted[j].k) })
+	for _, k := range sorted {
+		snap.objs = append(snap.objs, k.u)
+		snap.keys = append(snap.keys, k.k)
+	}
+	ki.listMu.Lock()
+	if cur := ki.lists[key]; cur == nil || cur.gen < gen {
+		if len(ki.lists) >= maxListSnapshots {
+			clear(ki.lists)
+		}
+		ki.lists[key] = snap
+	}
+	ki.listMu.Unlock()
+	return snap
+}
+
+// maxListSnapshots bounds the snapshots kept per kind (one per namespace
+// and selector read).
+const maxListSnapshots = 4096
+
+// find returns the index of the object k in the snapshot, or -1.
+func (s *listSnapshot) find(k objKey) int {
+	i := sort.Search(len(s.keys), func(i int) bool { return !s.keys[i].less(k) })
+	if i < len(s.keys) && s.keys[i] == k {
+		return i
+	}
+	return -1
 }
 
 // NewCache returns a Cache over client. onChange, when set, is called for
@@ -68,7 +220,7 @@ func NewCache(client *kube.Client, resync time.Duration, now func() time.Time,
 		client: client, resync: resync, IdleAfter: 10 * time.Minute, now: now,
 		informers:   map[schema.GroupVersionKind]*kindInformer{},
 		unwatchable: map[schema.GroupVersionKind]bool{},
-		written:     map[adapters.Ref]written{},
+		written:     map[schema.GroupVersionKind]map[string]map[string]written{},
 		onChange:    onChange,
 	}
 }
@@ -106,31 +258,46 @@ func (c *Cache) informer(ctx context.Context, apiVersion, kind string, pin bool)
 	if err != nil {
 		return nil, err
 	}
-	inf := dynamicinformer.NewFilteredDynamicInformer(c.client.Dynamic(), mapping.Resource, "", c.resync, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, nil)
-	ki := &kindInformer{gvk: gvk, informer: inf, stop: make(chan struct{}), lastUse: c.now(), pinned: pin}
-	if c.onChange != nil {
-		inf.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-			AddFunc: func(obj any) {
-				if u, ok := obj.(*unstructured.Unstructured); ok {
+	ki := &kindInformer{gvk: gvk, stop: make(chan struct{}), lastUse: c.now(), pinned: pin, lists: map[listKey]*listSnapshot{}}
+	inf := dynamicinformer.NewFilteredDynamicInformer(c.client.Dynamic(), mapping.Resource, "", c.resync, cache.Indexers{cache.NamespaceIndex: ki.indexNamespace}, nil)
+	ki.informer = inf
+	// Objects are kept and handed out without metadata.managedFields, as
+	// the simulated cluster keeps them: no rule reads them, and they were
+	// about half of every object the engine walks.
+	_ = inf.Informer().SetTransform(stripManagedFields)
+	inf.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any) {
+			if u, ok := obj.(*unstructured.Unstructured); ok {
+				c.caughtUp(gvk, u)
+				if c.onChange != nil {
 					c.onChange(gvk, nil, u)
 				}
-			},
-			UpdateFunc: func(old, obj any) {
-				o, _ := old.(*unstructured.Unstructured)
-				if u, ok := obj.(*unstructured.Unstructured); ok {
+			}
+		},
+		UpdateFunc: func(old, obj any) {
+			o, _ := old.(*unstructured.Unstructured)
+			if u, ok := obj.(*unstructured.Unstructured); ok {
+				c.caughtUp(gvk, u)
+				if c.onChange != nil {
 					c.onChange(gvk, o, u)
 				}
-			},
-			DeleteFunc: func(obj any) {
-				if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-					obj = t.Obj
-				}
-				if u, ok := obj.(*unstructured.Unstructured); ok {
+			}
+		},
+		DeleteFunc: func(obj any) {
+			if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+				obj = t.Obj
+			}
+			if u, ok := obj.(*unstructured.Unstructured); ok {
+				// A store replaced after a lost watch does not call the
+				// index function for the objects it drops.
+				ki.gen.Add(1)
+				ki.counter(u.GetNamespace()).Add(1)
+				if c.onChange != nil {
 					c.onChange(gvk, u, nil)
 				}
-			},
-		})
-	}
+			}
+		},
+	})
 	if !pin {
 		var once sync.Once
 		_ = inf.Informer().SetWatchErrorHandler(func(r *cache.Reflector, err error) {
@@ -145,6 +312,7 @@ func (c *Cache) informer(ctx context.Context, apiVersion, kind string, pin bool)
 				if cur, ok := c.informers[gvk]; ok && cur == ki {
 					close(ki.stop)
 					delete(c.informers, gvk)
+					c.forgetWrites(gvk)
 				}
 			})
 		})
@@ -162,6 +330,7 @@ func (c *Cache) StopIdle() {
 		if !ki.pinned && c.now().Sub(ki.lastUse) > c.IdleAfter {
 			close(ki.stop)
 			delete(c.informers, gvk)
+			c.forgetWrites(gvk)
 		}
 	}
 }
@@ -186,6 +355,16 @@ func (c *Cache) Stop() {
 		close(ki.stop)
 		delete(c.informers, gvk)
 	}
+	c.wmu.Lock()
+	clear(c.written)
+	c.wmu.Unlock()
+}
+
+// forgetWrites drops the remembered writes of a kind whose informer stops.
+func (c *Cache) forgetWrites(gvk schema.GroupVersionKind) {
+	c.wmu.Lock()
+	delete(c.written, gvk)
+	c.wmu.Unlock()
 }
 
 // Scope implements adapters.API.
@@ -216,7 +395,8 @@ func (c *Cache) Scope(ctx context.Context, apiVersion, kind string) adapters.Sco
 }
 
 // Do implements adapters.API: Get and List from a synced informer when one
-// runs (starting one otherwise), everything else through the client.
+// runs (starting one otherwise), everything else through the client. No
+// object it returns carries metadata.managedFields.
 func (c *Cache) Do(ctx context.Context, req adapters.Request) adapters.Result {
 	switch req.Verb {
 	case adapters.Get, adapters.List:
@@ -225,21 +405,81 @@ func (c *Cache) Do(ctx context.Context, req adapters.Request) adapters.Result {
 				return res
 			}
 		}
-		return c.client.Do(ctx, req)
+		return stripResult(c.client.Do(ctx, req))
 	}
 	before := ""
 	if req.Verb != adapters.Create && !req.DryRun {
-		if res, ok := c.read(ctx, adapters.Request{Verb: adapters.Get, Ref: req.Ref}); ok && res.Outcome == adapters.OK {
-			before = resourceVersion(res.Object)
-		}
+		before = c.cachedVersion(ctx, req.Ref)
 	}
-	res := c.client.Do(ctx, req)
-	if res.Outcome == adapters.OK && !req.DryRun && res.Object != nil && req.Verb != adapters.Delete {
-		c.mu.Lock()
-		c.written[req.Ref] = written{before: before, obj: res.Object}
-		c.mu.Unlock()
+	res := stripResult(c.client.Do(ctx, req))
+	if res.Outcome == adapters.OK && !req.DryRun && req.Verb != adapters.Create {
+		c.wrote(ctx, req, before, res.Object)
 	}
 	return res
+}
+
+// wrote remembers the object a write returned, to be served instead of
+// the cached one while the cache has not caught up with it (see ahead).
+// before is the cached resourceVersion when the write was sent ("" when the
+// cache did not hold the object: nothing is remembered then, as reads of an
+// object the cache does not hold do not consult what was written). A write
+// the cache has already caught up with needs nothing remembered, and a
+// delete forgets what earlier writes left.
+func (c *Cache) wrote(ctx context.Context, req adapters.Request, before string, obj map[string]any) {
+	gvk, err := refGVK(req.Ref)
+	if err != nil {
+		return
+	}
+	cached := c.cachedVersion(ctx, req.Ref)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	byNS := c.written[gvk]
+	prev, hasPrev := byNS[req.Ref.Namespace][req.Ref.Name]
+	delete(byNS[req.Ref.Namespace], req.Ref.Name)
+	rv := resourceVersion(obj)
+	if before == "" || rv == "" || req.Verb == adapters.Delete {
+		return
+	}
+	if _, watched := c.informers[gvk]; !watched {
+		return
+	}
+	w := written{obj: obj, rv: rv, older: []string{before}}
+	if hasPrev && prev.ahead(before) {
+		// A run of writes the cache has not caught up with: each of them
+		// precedes this one.
+		w.older = append(slices.Clip(prev.older), prev.rv)
+	}
+	if !w.ahead(cached) {
+		return // the cache already shows this write, or a later one
+	}
+	if byNS == nil {
+		byNS = map[string]map[string]written{}
+		c.written[gvk] = byNS
+	}
+	if byNS[req.Ref.Namespace] == nil {
+		byNS[req.Ref.Namespace] = map[string]written{}
+	}
+	byNS[req.Ref.Namespace][req.Ref.Name] = w
+}
+
+// caughtUp forgets a remembered write once the informer delivers a version
+// that is not older than it (the store holds that version or a later one).
+func (c *Cache) caughtUp(gvk schema.GroupVersionKind, u *unstructured.Unstructured) {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	byName := c.written[gvk][u.GetNamespace()]
+	w, ok := byName[u.GetName()]
+	if !ok {
+		return
+	}
+	// Events may arrive after the store moved on, so an older version is
+	// no sign of anything; without comparable versions only w's own is.
+	rv := u.GetResourceVersion()
+	if cmp, err := resourceversion.CompareResourceVersion(rv, w.rv); rv == w.rv || err == nil && cmp >= 0 {
+		delete(byName, u.GetName())
+	}
 }
 
 func (c *Cache) read(ctx context.Context, req adapters.Request) (adapters.Result, bool) {
@@ -251,46 +491,25 @@ func (c *Cache) read(ctx context.Context, req adapters.Request) (adapters.Result
 		(scope == adapters.Cluster) != (req.Ref.Namespace == "") && req.Verb == adapters.Get {
 		return adapters.Result{}, false // let the server classify the mismatch
 	}
-	lister := ki.informer.Lister()
 	if req.Verb == adapters.List {
 		sel, err := labels.Parse(req.LabelSelector)
 		if err != nil {
 			return adapters.Result{}, false
 		}
-		var objs []runtime.Object
-		if req.Ref.Namespace != "" {
-			objs, err = lister.ByNamespace(req.Ref.Namespace).List(sel)
-		} else {
-			objs, err = lister.List(sel)
+		snap := ki.list(req.Ref.Namespace, req.LabelSelector, sel)
+		items := make([]map[string]any, len(snap.objs))
+		for i, u := range snap.objs {
+			items[i] = u.Object
 		}
-		if err != nil {
-			return adapters.Result{}, false
-		}
-		// Sort on keys read once per object: a comparator that converts
-		// both objects' metadata (managedFields included) on every
-		// comparison made a list of n objects cost O(n log n) conversions.
-		type keyed struct {
-			namespace, name string
-			u               *unstructured.Unstructured
-		}
-		sorted := make([]keyed, 0, len(objs))
-		for _, o := range objs {
-			if u, ok := o.(*unstructured.Unstructured); ok {
-				sorted = append(sorted, keyed{u.GetNamespace(), u.GetName(), u})
+		c.overlay(ki.gvk, req.Ref.Namespace, snap, items)
+		if !c.SharedReads {
+			for i, it := range items {
+				items[i] = runtime.DeepCopyJSON(it)
 			}
-		}
-		sort.Slice(sorted, func(i, j int) bool {
-			if sorted[i].namespace != sorted[j].namespace {
-				return sorted[i].namespace < sorted[j].namespace
-			}
-			return sorted[i].name < sorted[j].name
-		})
-		items := make([]map[string]any, len(sorted))
-		for i, k := range sorted {
-			items[i] = c.fresh(k.u)
 		}
 		return adapters.Result{Outcome: adapters.OK, Items: items}, true
 	}
+	lister := ki.informer.Lister()
 	var obj runtime.Object
 	if req.Ref.Namespace != "" {
 		obj, err = lister.ByNamespace(req.Ref.Namespace).Get(req.Ref.Name)
@@ -304,30 +523,108 @@ func (c *Cache) read(ctx context.Context, req adapters.Request) (adapters.Result
 	if !ok {
 		return adapters.Result{}, false
 	}
-	return adapters.Result{Outcome: adapters.OK, Object: c.fresh(u)}, true
+	return adapters.Result{Outcome: adapters.OK, Object: c.fresh(ki.gvk, u)}, true
 }
 
-// fresh returns a deep copy of the cached object, or of this process's own
-// later write when the cache still holds the version the write replaced.
-func (c *Cache) fresh(u *unstructured.Unstructured) map[string]any {
-	ref := adapters.Ref{APIVersion: u.GetAPIVersion(), Kind: u.GetKind(), Namespace: u.GetNamespace(), Name: u.GetName()}
-	c.mu.Lock()
-	w, ok := c.written[ref]
-	if ok && w.before != "" && u.GetResourceVersion() == w.before {
-		c.mu.Unlock()
-		if c.SharedReads {
-			return w.obj
+// cachedVersion is the resourceVersion of ref in its synced informer, ""
+// when there is none or it does not hold ref.
+func (c *Cache) cachedVersion(ctx context.Context, ref adapters.Ref) string {
+	ki, err := c.informer(ctx, ref.APIVersion, ref.Kind, false)
+	if err != nil || !ki.informer.Informer().HasSynced() {
+		return ""
+	}
+	key := ref.Name
+	if ref.Namespace != "" {
+		key = ref.Namespace + "/" + ref.Name
+	}
+	obj, ok, err := ki.informer.Informer().GetStore().GetByKey(key)
+	if u, isU := obj.(*unstructured.Unstructured); ok && err == nil && isU {
+		return u.GetResourceVersion()
+	}
+	return ""
+}
+
+// overlay puts this process's own writes into a list read of namespace
+// ("" for all) in place of the cached objects they replaced, and forgets
+// the writes the cache has moved past: what fresh does, for the few
+// objects written instead of every object listed.
+func (c *Cache) overlay(gvk schema.GroupVersionKind, ns string, snap *listSnapshot, items []map[string]any) {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	for wns, byName := range c.written[gvk] {
+		if ns != "" && wns != ns {
+			continue
 		}
-		return runtime.DeepCopyJSON(w.obj)
+		for name, w := range byName {
+			i := snap.find(objKey{wns, name})
+			if i < 0 {
+				continue
+			}
+			if w.ahead(snap.objs[i].GetResourceVersion()) {
+				items[i] = w.obj
+			} else {
+				delete(byName, name)
+			}
+		}
 	}
-	if ok {
-		delete(c.written, ref)
+}
+
+// fresh returns the cached object (a deep copy unless SharedReads), or
+// this process's own write of it when that is newer (see written.ahead);
+// a write the cache has caught up with is forgotten.
+func (c *Cache) fresh(gvk schema.GroupVersionKind, u *unstructured.Unstructured) map[string]any {
+	obj := u.Object
+	c.wmu.Lock()
+	byName := c.written[gvk][u.GetNamespace()]
+	if w, ok := byName[u.GetName()]; ok {
+		if w.ahead(u.GetResourceVersion()) {
+			obj = w.obj
+		} else {
+			delete(byName, u.GetName())
+		}
 	}
-	c.mu.Unlock()
+	c.wmu.Unlock()
 	if c.SharedReads {
-		return u.Object
+		return obj
 	}
-	return u.DeepCopy().Object
+	return runtime.DeepCopyJSON(obj)
+}
+
+// stripManagedFields is the informers' transform: it drops
+// metadata.managedFields from each object the informer stores, and
+// freezes the object (jsonvalue.Freeze): the informer replaces an object
+// on change and never modifies it, and readers never modify what they
+// read, so whether it is canonical and the fingerprints of its parts are
+// computed once per version instead of on every read of it.
+func stripManagedFields(obj any) (any, error) {
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		stripObject(u.Object)
+		jsonvalue.Freeze(u.Object)
+	}
+	return obj, nil
+}
+
+func stripObject(obj map[string]any) {
+	if md, ok := obj["metadata"].(map[string]any); ok {
+		delete(md, "managedFields")
+	}
+}
+
+// stripResult drops metadata.managedFields from the objects of a result
+// the client just decoded (nobody else holds them).
+func stripResult(res adapters.Result) adapters.Result {
+	if res.Object != nil {
+		stripObject(res.Object)
+	}
+	for _, it := range res.Items {
+		stripObject(it)
+	}
+	return res
+}
+
+func refGVK(ref adapters.Ref) (schema.GroupVersionKind, error) {
+	gv, err := schema.ParseGroupVersion(ref.APIVersion)
+	return gv.WithKind(ref.Kind), err
 }
 
 var errUnwatchable = errors.New("this identity may not list and watch the kind")
