@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -37,19 +38,19 @@ type Client struct {
 	base         *rest.Config
 	fieldManager string
 
-	discovery discovery.CachedDiscoveryInterface
-	mapper    *restmapper.DeferredDiscoveryRESTMapper
-	resetMu   sync.Mutex
-	resets    uint64 // how many times a miss refreshed the mapper (a generation)
+	mapper  *restmapper.DeferredDiscoveryRESTMapper
+	resetMu sync.Mutex
+	resets  uint64 // how many times a miss refreshed the mapper (a generation)
 
 	// known remembers the mappings the mapper found, so that the lookup of
 	// every request (and every Scope) does not walk the mapper's groups
-	// again: that walk allocated more than the rest of a cached read. It is
-	// emptied whenever a lookup goes to the mapper, because the mapper may
-	// then reset its discovery (it does after a miss); a hit never does.
-	knownMu sync.RWMutex
-	known   map[gvKind]*meta.RESTMapping
-	forgets uint64 // how many times known was emptied
+	// again: that walk allocated more than the rest of a cached read. They
+	// hold while the discovery under the mapper is not invalidated
+	// (knownAt is its count of invalidations they were found at).
+	invalidations *invalidations
+	knownMu       sync.RWMutex
+	known         map[gvKind]*meta.RESTMapping
+	knownAt       uint64
 
 	dynamic dynamic.Interface // the client's own identity
 
@@ -73,19 +74,19 @@ func New(cfg *rest.Config, opts Options) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kube: dynamic client: %w", err)
 	}
-	cached := memory.NewMemCacheClient(dc)
+	cached := &invalidations{CachedDiscoveryInterfaceWithContext: discovery.ToCachedDiscoveryInterfaceWithContext(memory.NewMemCacheClient(dc))}
 	fm := opts.FieldManager
 	if fm == "" {
 		fm = DefaultFieldManager
 	}
 	return &Client{
-		base:         base,
-		fieldManager: fm,
-		discovery:    cached,
-		mapper:       restmapper.NewDeferredDiscoveryRESTMapper(cached),
-		known:        map[gvKind]*meta.RESTMapping{},
-		dynamic:      dyn,
-		impersonal:   map[string]dynamic.Interface{},
+		base:          base,
+		fieldManager:  fm,
+		mapper:        restmapper.NewDeferredDiscoveryRESTMapperWithContext(cached),
+		invalidations: cached,
+		known:         map[gvKind]*meta.RESTMapping{},
+		dynamic:       dyn,
+		impersonal:    map[string]dynamic.Interface{},
 	}, nil
 }
 
@@ -94,61 +95,29 @@ func (c *Client) Config() *rest.Config { return rest.CopyConfig(c.base) }
 
 // Mapper returns the client's REST mapper, shared with whoever needs one
 // (informers, for instance).
-func (c *Client) Mapper() meta.RESTMapper { return forgetful{c.mapper, c} }
+func (c *Client) Mapper() meta.RESTMapper { return c.mapper }
 
-// forgetful is the client's mapper as Mapper hands it out: any lookup
-// through it may reset the mapper's discovery, so each first empties the
-// client's remembered mappings.
-type forgetful struct {
-	*restmapper.DeferredDiscoveryRESTMapper
-	c *Client
-}
-
-func (f forgetful) KindFor(r schema.GroupVersionResource) (schema.GroupVersionKind, error) {
-	f.c.forget()
-	return f.DeferredDiscoveryRESTMapper.KindFor(r)
-}
-
-func (f forgetful) KindsFor(r schema.GroupVersionResource) ([]schema.GroupVersionKind, error) {
-	f.c.forget()
-	return f.DeferredDiscoveryRESTMapper.KindsFor(r)
-}
-
-func (f forgetful) ResourceFor(r schema.GroupVersionResource) (schema.GroupVersionResource, error) {
-	f.c.forget()
-	return f.DeferredDiscoveryRESTMapper.ResourceFor(r)
-}
-
-func (f forgetful) ResourcesFor(r schema.GroupVersionResource) ([]schema.GroupVersionResource, error) {
-	f.c.forget()
-	return f.DeferredDiscoveryRESTMapper.ResourcesFor(r)
-}
-
-func (f forgetful) RESTMapping(gk schema.GroupKind, versions ...string) (*meta.RESTMapping, error) {
-	f.c.forget()
-	return f.DeferredDiscoveryRESTMapper.RESTMapping(gk, versions...)
-}
-
-func (f forgetful) RESTMappings(gk schema.GroupKind, versions ...string) ([]*meta.RESTMapping, error) {
-	f.c.forget()
-	return f.DeferredDiscoveryRESTMapper.RESTMappings(gk, versions...)
-}
+// Dynamic returns the dynamic client of the client's own identity.
+func (c *Client) Dynamic() dynamic.Interface { return c.dynamic }
 
 // gvKind keys remembered mappings by the apiVersion and kind asked for.
 type gvKind struct{ apiVersion, kind string }
 
-// forget empties the remembered mappings and returns the new count of
-// times they were.
-func (c *Client) forget() uint64 {
-	c.knownMu.Lock()
-	defer c.knownMu.Unlock()
-	clear(c.known)
-	c.forgets++
-	return c.forgets
+// invalidations is the cached discovery under the mapper, counting the
+// times it is invalidated: the mapper resets it after a miss (by anyone,
+// through the client or through Mapper), and whatever was remembered of the
+// mappings before is then forgotten.
+type invalidations struct {
+	discovery.CachedDiscoveryInterfaceWithContext
+	n atomic.Uint64
 }
 
-// Dynamic returns the dynamic client of the client's own identity.
-func (c *Client) Dynamic() dynamic.Interface { return c.dynamic }
+func (d *invalidations) InvalidateWithContext(ctx context.Context) {
+	d.n.Add(1)
+	d.CachedDiscoveryInterfaceWithContext.InvalidateWithContext(ctx)
+}
+
+func (d *invalidations) Invalidate() { d.InvalidateWithContext(context.Background()) }
 
 // mapping resolves apiVersion/kind to a REST mapping. A miss refreshes the
 // cached discovery once and tries again, so kinds served after the client
@@ -162,13 +131,14 @@ func (c *Client) mapping(ctx context.Context, apiVersion, kind string) (*meta.RE
 		return nil, &meta.NoKindMatchError{GroupKind: gv.WithKind(kind).GroupKind(), SearchedVersions: []string{gv.Version}}
 	}
 	key := gvKind{apiVersion, kind}
+	at := c.invalidations.n.Load()
 	c.knownMu.RLock()
 	m := c.known[key]
+	valid := c.knownAt == at
 	c.knownMu.RUnlock()
-	if m != nil {
+	if m != nil && valid {
 		return m, nil
 	}
-	forgets := c.forget()
 	gk := schema.GroupKind{Group: gv.Group, Kind: kind}
 	gen := c.generation()
 	m, err = c.mapper.RESTMappingWithContext(ctx, gk, gv.Version)
@@ -177,15 +147,24 @@ func (c *Client) mapping(ctx context.Context, apiVersion, kind string) (*meta.RE
 		m, err = c.mapper.RESTMappingWithContext(ctx, gk, gv.Version)
 	}
 	if err == nil {
-		// Remember it unless another lookup went to the mapper meanwhile
-		// (it may have reset discovery under this one).
-		c.knownMu.Lock()
-		if c.forgets == forgets {
-			c.known[key] = m
-		}
-		c.knownMu.Unlock()
+		c.remember(key, m, at)
 	}
 	return m, err
+}
+
+// remember keeps a mapping found while discovery had been invalidated at
+// times, unless it was invalidated since.
+func (c *Client) remember(key gvKind, m *meta.RESTMapping, at uint64) {
+	c.knownMu.Lock()
+	defer c.knownMu.Unlock()
+	if now := c.invalidations.n.Load(); now != at {
+		return
+	}
+	if c.knownAt != at {
+		clear(c.known)
+		c.knownAt = at
+	}
+	c.known[key] = m
 }
 
 func (c *Client) generation() uint64 {
@@ -204,7 +183,6 @@ func (c *Client) refresh(ctx context.Context, gen uint64) {
 	}
 	c.mapper.ResetWithContext(ctx)
 	c.resets++
-	c.forget()
 }
 
 // Refreshes reports how many times a miss refreshed the cached discovery.

@@ -488,3 +488,51 @@ func TestConcurrentRequests(t *testing.T) {
 		t.Fatalf("list after concurrent creates: %d items", n)
 	}
 }
+
+// Remembered mappings last only while discovery is not refreshed: a kind
+// whose CRD is deleted is Unknown once a later miss refreshed discovery,
+// even though its mapping was remembered.
+func TestRememberedMappingsForgottenOnRefresh(t *testing.T) {
+	c := cluster(t)
+	fresh, err := New(testPlane.Config, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const apiVersion, kind = "gone.statecraft.dev/v1", "Goner"
+	crdRef := adapters.Ref{APIVersion: "apiextensions.k8s.io/v1", Kind: "CustomResourceDefinition", Name: "goners.gone.statecraft.dev"}
+	crd := `{"metadata":{"name":"goners.gone.statecraft.dev"},"spec":{"group":"gone.statecraft.dev","scope":"Cluster",
+	"names":{"kind":"Goner","listKind":"GonerList","plural":"goners","singular":"goner"},
+	"versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}}]}}`
+	expect(t, c, adapters.Request{Verb: adapters.Create, Ref: crdRef, Body: []byte(crd)}, adapters.OK)
+	deadline := time.Now().Add(30 * time.Second)
+	for fresh.Scope(context.Background(), apiVersion, kind) != adapters.Cluster {
+		if time.Now().After(deadline) {
+			t.Fatalf("the new kind never became known")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	n := fresh.Refreshes()
+	for i := 0; i < 3; i++ {
+		if s := fresh.Scope(context.Background(), apiVersion, kind); s != adapters.Cluster {
+			t.Fatalf("remembered scope = %q", s)
+		}
+	}
+	if fresh.Refreshes() != n {
+		t.Fatalf("hits refreshed discovery")
+	}
+
+	expect(t, c, adapters.Request{Verb: adapters.Delete, Ref: crdRef}, adapters.OK)
+	deadline = time.Now().Add(30 * time.Second)
+	for {
+		// A miss on another kind refreshes discovery; the deleted kind must
+		// then be looked up again, not answered from memory.
+		fresh.Scope(context.Background(), "gone.statecraft.dev/v1", "NeverServed")
+		if fresh.Scope(context.Background(), apiVersion, kind) == adapters.Unknown {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a deleted kind is still answered after discovery was refreshed")
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
