@@ -7,11 +7,10 @@ import (
 	"reflect"
 	"time"
 
-	jsonpatch "github.com/evanphx/json-patch/v5"
-
 	"github.com/statecraft/statecraft/adapters"
 	"github.com/statecraft/statecraft/engine/library"
 	"github.com/statecraft/statecraft/fsm"
+	"github.com/statecraft/statecraft/internal/jsonvalue"
 )
 
 // Tracer receives, in order, what a reconcile decides. Requests themselves
@@ -244,15 +243,7 @@ func withStatus(obj, status map[string]any) map[string]any {
 // writeStatus sends the difference between two statuses as one merge patch
 // on the status subresource.
 func writeStatus(ctx context.Context, api adapters.API, ref adapters.Ref, before, after map[string]any) error {
-	b, err := json.Marshal(map[string]any{"status": before})
-	if err != nil {
-		return err
-	}
-	a, err := json.Marshal(map[string]any{"status": after})
-	if err != nil {
-		return err
-	}
-	patch, err := jsonpatch.CreateMergePatch(b, a)
+	patch, err := json.Marshal(map[string]any{"status": jsonvalue.MergeDiff(before, after)})
 	if err != nil {
 		return err
 	}

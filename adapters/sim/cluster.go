@@ -58,6 +58,14 @@ type entry struct {
 	managed map[managerKey]map[string]bool
 }
 
+// thaw drops the copy handed to readers: the object changed.
+func (e *entry) thaw() {
+	if e.frozen != nil {
+		jsonvalue.Thaw(e.frozen)
+		e.frozen = nil
+	}
+}
+
 // Option configures a Cluster.
 type Option func(*Cluster)
 
@@ -547,7 +555,8 @@ func (c *Cluster) commit(k *kindInfo, req adapters.Request, key objKey, old *ent
 		c.index(key, old)
 		c.byUID[metaString(obj, "uid")] = key
 	}
-	old.obj, old.frozen = obj, nil
+	old.thaw()
+	old.obj = obj
 	old.managed = managed
 	c.changed(obj, req.Subresource == "status")
 	c.afterStore(k, key, old)

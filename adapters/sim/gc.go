@@ -111,7 +111,7 @@ func (c *Cluster) markDeleting(obj map[string]any, foreground bool) {
 func (c *Cluster) touch(e *entry) {
 	c.rv++
 	metadata(e.obj)["resourceVersion"] = strconv.FormatInt(c.rv, 10)
-	e.frozen = nil
+	e.thaw()
 	c.changed(e.obj, false)
 }
 
@@ -144,6 +144,7 @@ func (c *Cluster) remove(key objKey) map[string]any {
 	}
 	delete(c.objects, key)
 	c.index(key, nil)
+	e.thaw()
 	c.changed(e.obj, false)
 	uid := metaString(e.obj, "uid")
 	delete(c.byUID, uid)

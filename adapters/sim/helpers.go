@@ -66,7 +66,8 @@ func (c *Cluster) stage(obj map[string]any) error {
 		}
 		e.managed = updateOwnership(k, req, e.managed, e.obj, norm)
 	}
-	e.obj, e.frozen = norm, nil
+	e.thaw()
+	e.obj = norm
 	c.changed(norm, false)
 	c.afterStore(k, key, e)
 	return nil

@@ -34,6 +34,13 @@ func (c *Cluster) patch(k *kindInfo, req adapters.Request) adapters.Result {
 	if !found {
 		return notFound(k, req.Ref.Name)
 	}
+	if req.PatchType == adapters.MergePatch {
+		// An object body merges value by value (RFC 7386); any other
+		// body takes the byte path below, which reports it.
+		if p, err := decodeObject(req.Body); err == nil {
+			return c.commitPatched(k, req, key, e, jsonvalue.DeepCopy(jsonvalue.MergePatch(e.obj, p)).(map[string]any))
+		}
+	}
 	cur := mustJSON(e.obj)
 	var out []byte
 	var err error
@@ -55,6 +62,11 @@ func (c *Cluster) patch(k *kindInfo, req adapters.Request) adapters.Result {
 	if err != nil {
 		return fail(adapters.Invalid, "the patched %s %q is not a valid object: %v", k.resource(), req.Ref.Name, err)
 	}
+	return c.commitPatched(k, req, key, e, obj)
+}
+
+// commitPatched checks what a patch may not change and stores the result.
+func (c *Cluster) commitPatched(k *kindInfo, req adapters.Request, key objKey, e *entry, obj map[string]any) adapters.Result {
 	if v, _ := obj["apiVersion"].(string); v != k.apiVersion {
 		return fail(adapters.Invalid, "a patch may not change apiVersion")
 	}

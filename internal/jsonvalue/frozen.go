@@ -15,12 +15,14 @@ import (
 // value is an ordinary map.
 //
 // The registry keys maps by identity and keeps each frozen map alive while
-// it is registered, so an identity cannot be reused by another map; it is
-// bounded and forgotten wholesale when full, which only costs walks again.
+// it is registered, so an identity cannot be reused by another map. Owners
+// thaw what they no longer hand out (readers that still hold it walk it
+// again); the registry is also bounded and forgotten wholesale when full,
+// which only costs walks.
 
 // maxFrozen bounds the registry (maps, not objects: a frozen object
 // registers itself and each map directly inside it).
-const maxFrozen = 1 << 17
+const maxFrozen = 1 << 20
 
 type frozenMap struct {
 	m         map[string]any // keeps the identity alive
@@ -77,4 +79,21 @@ func lookupFrozen(v any) *frozenMap {
 	f := frozen.maps[identity(m)]
 	frozen.mu.RUnlock()
 	return f
+}
+
+// Thaw takes v, and the maps directly inside it, out of the registry: its
+// owner hands it out no more.
+func Thaw(v map[string]any) {
+	if v == nil || frozen.count.Load() == 0 {
+		return
+	}
+	frozen.mu.Lock()
+	defer frozen.mu.Unlock()
+	delete(frozen.maps, identity(v))
+	for _, e := range v {
+		if m, ok := e.(map[string]any); ok {
+			delete(frozen.maps, identity(m))
+		}
+	}
+	frozen.count.Store(int64(len(frozen.maps)))
 }

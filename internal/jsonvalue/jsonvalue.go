@@ -230,6 +230,40 @@ func MergePatch(target, patch any) any {
 	return out
 }
 
+// MergeDiff returns the RFC 7386 merge patch that turns before into after:
+// maps key by key (a key after lacks becomes null), anything else whole.
+// Both are canonical values without nulls inside maps (a merge patch
+// cannot set a null); neither is modified, and the patch may share
+// values of after.
+func MergeDiff(before, after map[string]any) map[string]any {
+	out := map[string]any{}
+	for k, b := range before {
+		if _, kept := after[k]; !kept {
+			out[k] = nil
+		} else if bm, ok := b.(map[string]any); ok {
+			if am, ok := after[k].(map[string]any); ok {
+				if d := MergeDiff(bm, am); len(d) > 0 {
+					out[k] = d
+				}
+				continue
+			}
+		}
+	}
+	for k, a := range after {
+		b, had := before[k]
+		if !had {
+			out[k] = a
+			continue
+		}
+		_, bMap := b.(map[string]any)
+		_, aMap := a.(map[string]any)
+		if !(bMap && aMap) && !Equal(a, b) {
+			out[k] = a
+		}
+	}
+	return out
+}
+
 // EscapeToken escapes one JSON Pointer reference token (RFC 6901).
 func EscapeToken(s string) string {
 	if !strings.ContainsAny(s, "~/") {

@@ -158,3 +158,30 @@ func TestFreeze(t *testing.T) {
 		t.Error("a frozen value's hash is not its content's")
 	}
 }
+
+// MergeDiff's patch turns before into after, and says nothing of what
+// stayed.
+func TestMergeDiff(t *testing.T) {
+	for _, c := range []struct{ before, after, want string }{
+		{`{"a":1,"b":{"c":2,"d":3},"l":[1,2]}`, `{"a":1,"b":{"c":2,"d":4},"l":[1,2]}`, `{"b":{"d":4}}`},
+		{`{"a":1,"b":{"c":2}}`, `{"b":"x","e":{"f":true}}`, `{"a":null,"b":"x","e":{"f":true}}`},
+		{`{"l":[1,2],"m":{"n":{}}}`, `{"l":[2,1],"m":{"n":{}}}`, `{"l":[2,1]}`},
+		{`{"a":1}`, `{"a":1.0}`, `{}`},
+	} {
+		var before, after map[string]any
+		if err := json.Unmarshal([]byte(c.before), &before); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal([]byte(c.after), &after); err != nil {
+			t.Fatal(err)
+		}
+		d := MergeDiff(before, after)
+		got, _ := json.Marshal(d)
+		if string(got) != c.want {
+			t.Errorf("MergeDiff(%s, %s) = %s, want %s", c.before, c.after, got, c.want)
+		}
+		if !Equal(MergePatch(before, d), after) {
+			t.Errorf("applying MergeDiff(%s, %s) does not give the after", c.before, c.after)
+		}
+	}
+}
