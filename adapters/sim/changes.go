@@ -64,7 +64,7 @@ func (c *Cluster) Version(ref adapters.Ref) (string, bool) {
 	if !found {
 		return "", false
 	}
-	return metaString(e.obj, "resourceVersion"), true
+	return e.version, true
 }
 
 // DiscoveryChanges counts the changes to the kinds the server serves (a

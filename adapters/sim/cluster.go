@@ -25,6 +25,7 @@ type Cluster struct {
 	objects map[objKey]*entry
 	// byKind indexes objects by apiVersion, kind and namespace, for List.
 	byKind      map[kindNS]map[objKey]*entry
+	sorted      map[kindNS][]objKey // byKind's keys in List order, see sortedKeys
 	sharedReads bool
 	byUID       map[string]objKey
 	changes     map[kindNS]*changeCount // see changes.go
@@ -56,6 +57,8 @@ type entry struct {
 	frozen map[string]any
 	// managed records which manager owns which leaf fields (JSON pointers).
 	managed map[managerKey]map[string]bool
+	// version is obj's metadata.resourceVersion, kept at hand for Version.
+	version string
 }
 
 // thaw drops the copy handed to readers: the object changed.
@@ -114,6 +117,7 @@ func New(clock *Clock, opts ...Option) *Cluster {
 		kinds:           map[kindKey]*kindInfo{},
 		objects:         map[objKey]*entry{},
 		byKind:          map[kindNS]map[objKey]*entry{},
+		sorted:          map[kindNS][]objKey{},
 		byUID:           map[string]objKey{},
 		changes:         map[kindNS]*changeCount{},
 		engineIdentity:  DefaultEngineIdentity,
@@ -271,6 +275,7 @@ type kindNS struct{ apiVersion, kind, namespace string }
 // index adds (or, with e nil, removes) a stored object in the List index.
 func (c *Cluster) index(key objKey, e *entry) {
 	ik := kindNS{key.apiVersion, key.kind, key.namespace}
+	delete(c.sorted, ik)
 	if e == nil {
 		delete(c.byKind[ik], key)
 		return
@@ -289,30 +294,42 @@ func (c *Cluster) list(k *kindInfo, req adapters.Request) adapters.Result {
 		return fail(adapters.Invalid, "unable to parse requirement: %v", err)
 	}
 	var keys []objKey
-	match := func(key objKey, e *entry) {
-		if sel.matches(stringMap(metadata(e.obj)["labels"])) {
-			keys = append(keys, key)
-		}
-	}
 	if req.Ref.Namespace != "" {
-		for key, e := range c.byKind[kindNS{k.apiVersion, k.kind, req.Ref.Namespace}] {
-			match(key, e)
-		}
+		keys = c.sortedKeys(kindNS{k.apiVersion, k.kind, req.Ref.Namespace})
 	} else {
 		for ik, m := range c.byKind {
 			if ik.apiVersion == k.apiVersion && ik.kind == k.kind {
-				for key, e := range m {
-					match(key, e)
+				for key := range m {
+					keys = append(keys, key)
 				}
 			}
 		}
+		sortKeys(keys)
 	}
-	sortKeys(keys)
 	items := make([]map[string]any, 0, len(keys))
 	for _, key := range keys {
-		items = append(items, c.read(c.objects[key]))
+		e := c.objects[key]
+		if len(sel) == 0 || sel.matches(stringMap(metadata(e.obj)["labels"])) {
+			items = append(items, c.read(e))
+		}
 	}
 	return adapters.Result{Outcome: adapters.OK, Items: items}
+}
+
+// sortedKeys returns the keys of one kind in one namespace in List order,
+// remembered until an object of them is added or removed. Callers must
+// not change the slice.
+func (c *Cluster) sortedKeys(ik kindNS) []objKey {
+	if keys, ok := c.sorted[ik]; ok {
+		return keys
+	}
+	keys := make([]objKey, 0, len(c.byKind[ik]))
+	for key := range c.byKind[ik] {
+		keys = append(keys, key)
+	}
+	sortKeys(keys)
+	c.sorted[ik] = keys
+	return keys
 }
 
 func sortKeys(keys []objKey) {
@@ -557,6 +574,7 @@ func (c *Cluster) commit(k *kindInfo, req adapters.Request, key objKey, old *ent
 	}
 	old.thaw()
 	old.obj = obj
+	old.version = md["resourceVersion"].(string)
 	old.managed = managed
 	c.changed(obj, req.Subresource == "status")
 	c.afterStore(k, key, old)

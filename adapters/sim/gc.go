@@ -110,7 +110,8 @@ func (c *Cluster) markDeleting(obj map[string]any, foreground bool) {
 // touch records a server-side change of a stored object: a new resourceVersion.
 func (c *Cluster) touch(e *entry) {
 	c.rv++
-	metadata(e.obj)["resourceVersion"] = strconv.FormatInt(c.rv, 10)
+	e.version = strconv.FormatInt(c.rv, 10)
+	metadata(e.obj)["resourceVersion"] = e.version
 	e.thaw()
 	c.changed(e.obj, false)
 }

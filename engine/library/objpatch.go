@@ -1,8 +1,10 @@
 package library
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"hash/maphash"
 	"strconv"
 	"strings"
 	"time"
@@ -158,59 +160,104 @@ var StatusBlind = map[string]bool{"objpatch.arbitrate": true}
 // listed ObjectPatches of its namespace, or every ClusterObjectPatch; self
 // is included or added). Patches being deleted and patches whose spec is
 // invalid claim nothing. It returns {accepted, winner, message}.
+//
+// Every patch of a namespace arbitrates the same list on every check, so
+// the verdicts of a whole list are remembered once for all of its members:
+// a valid self, not being deleted, listed as it is, takes its verdict from
+// there. Any other self is arbitrated on its own.
 func ArbitrateClaims(patches []any, self map[string]any) map[string]any {
-	return arbitrations.get(arbitrationKey(patches, self), func() map[string]any { return arbitrateClaims(patches, self) })
+	lk := arbitrationKey(patches)
+	if listedAsIs(patches, self) {
+		all := listVerdicts.get(lk, func() map[string]objpatch.Verdict { return objpatch.Arbitrate(claimants(patches, nil)) })
+		return verdictValue(all[claimantKey(self)])
+	}
+	sk := arbitrationKey([]any{self})
+	return arbitrations.get(sk+lk, func() map[string]any { return arbitrateClaims(patches, self) })
 }
 
-// arbitrations remembers verdicts by what arbitration reads of each patch:
-// its name, namespace, creation and deletion timestamps and spec (not its
-// status, which every check rewrites).
-var arbitrations = newMemo[map[string]any](4096)
+// listedAsIs reports whether self is among patches as given, with a valid
+// spec and no deletion: its verdict is then the list's.
+func listedAsIs(patches []any, self map[string]any) bool {
+	md, _ := self["metadata"].(map[string]any)
+	if _, deleting := md["deletionTimestamp"]; deleting || !claimsOf(self, md).valid {
+		return false
+	}
+	k := claimantKey(self)
+	for _, it := range patches {
+		obj, ok := it.(map[string]any)
+		if !ok || claimantKey(obj) != k {
+			continue
+		}
+		omd, _ := obj["metadata"].(map[string]any)
+		_, deleting := omd["deletionTimestamp"]
+		return !deleting && str(omd["creationTimestamp"]) == str(md["creationTimestamp"]) &&
+			jsonvalue.Hash(obj["spec"]) == jsonvalue.Hash(self["spec"])
+	}
+	return false
+}
 
-func arbitrationKey(patches []any, self map[string]any) string {
-	b := make([]byte, 0, 96*(len(patches)+1))
-	one := func(obj map[string]any) {
+// arbitrations remembers the verdicts of selves arbitrated on their own,
+// and listVerdicts those of whole lists, by what arbitration reads of each
+// patch: its name, namespace, creation and deletion timestamps and spec
+// (not its status, which every check rewrites).
+var (
+	arbitrations = newMemo[map[string]any](4096)
+	listVerdicts = newMemo[map[string]objpatch.Verdict](4096)
+)
+
+// arbitrationKey fingerprints what arbitration reads of each patch, in
+// order, as 32 hex digits.
+func arbitrationKey(patches []any) string {
+	var h [2]maphash.Hash
+	h[0].SetSeed(keySeeds[0])
+	h[1].SetSeed(keySeeds[1])
+	var buf [16]byte
+	for _, it := range patches {
+		obj, ok := it.(map[string]any)
+		if !ok {
+			continue
+		}
 		md, _ := obj["metadata"].(map[string]any)
 		f := jsonvalue.Hash(obj["spec"])
-		b = append(b, str(md["namespace"])...)
-		b = append(b, '/')
-		b = append(b, str(md["name"])...)
-		b = append(b, '@')
-		b = append(b, str(md["creationTimestamp"])...)
-		b = append(b, '~')
-		b = append(b, str(md["deletionTimestamp"])...)
-		b = append(b, ':')
-		b = strconv.AppendUint(b, f[0], 16)
-		b = append(b, '.')
-		b = strconv.AppendUint(b, f[1], 16)
-		b = append(b, ';')
-	}
-	one(self)
-	for _, it := range patches {
-		if obj, ok := it.(map[string]any); ok {
-			one(obj)
+		binary.LittleEndian.PutUint64(buf[:8], f[0])
+		binary.LittleEndian.PutUint64(buf[8:], f[1])
+		for i := range h {
+			for _, s := range []string{str(md["namespace"]), str(md["name"]), str(md["creationTimestamp"]), str(md["deletionTimestamp"])} {
+				h[i].WriteString(s)
+				h[i].WriteByte(0)
+			}
+			h[i].Write(buf[:])
 		}
 	}
-	return string(b)
+	return strconv.FormatUint(h[0].Sum64(), 16) + "." + strconv.FormatUint(h[1].Sum64(), 16)
 }
 
-func arbitrateClaims(patches []any, self map[string]any) map[string]any {
-	key := func(obj map[string]any) string {
-		md, _ := obj["metadata"].(map[string]any)
-		ns, _ := md["namespace"].(string)
-		name, _ := md["name"].(string)
-		if ns == "" {
-			return name
-		}
-		return ns + "/" + name
+var keySeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
+
+func claimantKey(obj map[string]any) string {
+	md, _ := obj["metadata"].(map[string]any)
+	ns, _ := md["namespace"].(string)
+	name, _ := md["name"].(string)
+	if ns == "" {
+		return name
 	}
-	selfKey := key(self)
+	return ns + "/" + name
+}
+
+// claimants are the patches that claim: not being deleted and with a valid
+// spec, except self (when given), which claims whatever its state, once,
+// and is added when not listed.
+func claimants(patches []any, self map[string]any) []objpatch.Claimant {
+	selfKey := ""
+	if self != nil {
+		selfKey = claimantKey(self)
+	}
 	var cs []objpatch.Claimant
 	seen := false
 	add := func(obj map[string]any) {
 		md, _ := obj["metadata"].(map[string]any)
-		k := key(obj)
-		if k == selfKey {
+		k := claimantKey(obj)
+		if self != nil && k == selfKey {
 			if seen {
 				return
 			}
@@ -219,7 +266,7 @@ func arbitrateClaims(patches []any, self map[string]any) map[string]any {
 			return
 		}
 		c := claimsOf(obj, md)
-		if !c.valid && k != selfKey {
+		if !c.valid && (self == nil || k != selfKey) {
 			return
 		}
 		created, _ := time.Parse(time.RFC3339, str(md["creationTimestamp"]))
@@ -230,11 +277,18 @@ func arbitrateClaims(patches []any, self map[string]any) map[string]any {
 			add(obj)
 		}
 	}
-	if !seen {
+	if self != nil && !seen {
 		add(self)
 	}
-	v := objpatch.Arbitrate(cs)[selfKey]
+	return cs
+}
+
+func verdictValue(v objpatch.Verdict) map[string]any {
 	return map[string]any{"accepted": v.Accepted, "winner": v.Winner, "message": v.Message()}
+}
+
+func arbitrateClaims(patches []any, self map[string]any) map[string]any {
+	return verdictValue(objpatch.Arbitrate(claimants(patches, self))[claimantKey(self)])
 }
 
 // specClaims is what a patch's spec claims: valid is false when the spec
