@@ -79,7 +79,8 @@ func Reconcile(ctx context.Context, m *fsm.Machine, api adapters.API, ref adapte
 			rep.Problem = &Problem{Reason: MicroStepLimitReason, Message: fmt.Sprintf("%d transitions fired in one reconcile without coming to rest; the machine may loop", m.MaxSteps)}
 			break
 		}
-		snap := Snapshot{Object: obj, Now: now, Observations: observe(ctx, m, api, obj, now, written, seen)}
+		snap := Snapshot{Object: obj, Now: now, Reads: Reads(m, obj, now)}
+		snap.Observations = observe(ctx, api, snap.Reads, written, seen)
 		d := Step(m, snap)
 		if stepTr != nil {
 			stepTr.Step(now, ref, m, snap, d)
@@ -175,12 +176,12 @@ func run(ctx context.Context, api adapters.API, d *Decision, pa PlannedAction, s
 	return ar
 }
 
-func observe(ctx context.Context, m *fsm.Machine, api adapters.API, obj map[string]any, now time.Time, written map[adapters.Ref]map[string]any, seen map[Read]Observation) map[string]Observation {
-	if len(m.Observes) == 0 {
+func observe(ctx context.Context, api adapters.API, reads []Read, written map[adapters.Ref]map[string]any, seen map[Read]Observation) map[string]Observation {
+	if len(reads) == 0 {
 		return nil
 	}
-	out := make(map[string]Observation, len(m.Observes))
-	for _, rd := range Reads(m, obj, now) {
+	out := make(map[string]Observation, len(reads))
+	for _, rd := range reads {
 		switch {
 		case rd.Skip:
 			out[rd.Name] = Observation{Skipped: true}

@@ -58,7 +58,10 @@ func Certify(m *fsm.Machine, snap Snapshot, d *Decision) (Rest, bool) {
 			r.Until = at
 		}
 	}
-	r.Reads = Reads(m, snap.Object, snap.Now)
+	r.Reads = append([]Read(nil), snap.Reads...)
+	if snap.Reads == nil {
+		r.Reads = Reads(m, snap.Object, snap.Now)
+	}
 	for i := range r.Reads {
 		r.Reads[i].StatusBlind = r.Reads[i].List && prof.StatusBlind[r.Reads[i].Name]
 	}

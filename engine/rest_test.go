@@ -148,3 +148,28 @@ func TestCertifyGatePoints(t *testing.T) {
 		}
 	}
 }
+
+// Expressions whose cost cannot be bounded statically are still stopped at
+// run time by the cost limit (bounded ones are not tracked: they cannot
+// reach it).
+func TestRuntimeCostLimit(t *testing.T) {
+	m := compile(t, header+`
+  state "A" {
+    initial = true
+  }
+  state "B" {}
+  transition "t" {
+    from = ["A"]
+    when = "self.spec.items.all(i, self.spec.items.all(j, self.spec.items.all(k, i + j + k >= 0)))"
+    to   = B
+  }
+}`)
+	items := make([]any, 200)
+	for i := range items {
+		items[i] = int64(i)
+	}
+	d := engine.Step(m, engine.Snapshot{Object: widget(map[string]any{"items": items}, nil), Now: t0})
+	if d.Problem == nil || !strings.Contains(d.Problem.Message, "cost limit exceeded") {
+		t.Fatalf("problem %+v, want the cost limit exceeded", d.Problem)
+	}
+}

@@ -62,6 +62,9 @@ type Snapshot struct {
 	Object       map[string]any
 	Observations map[string]Observation
 	Now          time.Time
+	// Reads, when set, are the reads that made Observations (Reconcile
+	// sets them; Step does not look at them).
+	Reads []Read
 }
 
 // Read is one observation the engine must make before a step.

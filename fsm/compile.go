@@ -426,13 +426,14 @@ func (c *compiler) program(env *cel.Env, e *rules.Expr, want *cel.Type) *Program
 		c.errf(e.Range, "Wrong expression type", "This expression must give a %s; it gives a %s.", want, out)
 		return nil
 	}
-	prg, err := env.Program(ast, cel.CostLimit(DefaultCostLimit), cel.InterruptCheckFrequency(100))
+	est, estErr := env.EstimateCost(ast, costEstimator)
+	prg, err := env.Program(ast, runtimeLimits(est, estErr)...)
 	if err != nil {
 		c.errf(e.Range, "Invalid expression", "%v", err)
 		return nil
 	}
 	p := &Program{Expr: e, Out: out, prg: prg, env: env, ast: ast}
-	if est, err := env.EstimateCost(ast, costEstimator); err == nil {
+	if estErr == nil {
 		p.Cost = est
 	}
 	if c.compiled == nil {
@@ -440,6 +441,19 @@ func (c *compiler) program(env *cel.Env, e *rules.Expr, want *cel.Type) *Program
 	}
 	c.compiled[key] = p
 	return p
+}
+
+// runtimeLimits are the program options that bound an evaluation. The
+// cost limit is enforced at run time by tracking the cost of every step,
+// which is itself a cost; an expression whose static estimate (an upper
+// bound of its actual cost) is within the limit cannot exceed it and is
+// not tracked.
+func runtimeLimits(est checker.CostEstimate, err error) []cel.ProgramOption {
+	opts := []cel.ProgramOption{cel.InterruptCheckFrequency(100)}
+	if err != nil || est.Max > DefaultCostLimit {
+		opts = append(opts, cel.CostLimit(DefaultCostLimit))
+	}
+	return opts
 }
 
 // costEstimator prices the Kubernetes library functions as the API server
