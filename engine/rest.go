@@ -23,7 +23,17 @@ import (
 type Rest struct {
 	Until time.Time
 	Every time.Duration
-	Reads []Read
+	// Jitter, when set, delays each recheck by JitterOffset(JitterKey,
+	// the recheck's time, Jitter).
+	Jitter    time.Duration
+	JitterKey string
+	Reads     []Read
+}
+
+// Next returns when a recheck at at, resting again, asks to be stepped.
+func (r Rest) Next(at time.Time) time.Time {
+	t := at.Add(r.Every)
+	return t.Add(JitterOffset(r.JitterKey, t, r.Jitter))
 }
 
 // Certify returns the certificate of a decision that fired nothing, made in
@@ -48,6 +58,14 @@ func Certify(m *fsm.Machine, snap Snapshot, d *Decision) (Rest, bool) {
 		}
 		// As Step: a wake-up not after now becomes one second later.
 		r.Every = max(dur.Duration, time.Second)
+		if s.Jitter != nil {
+			out, err := s.Jitter.Eval(d.vars)
+			j, ok := out.(types.Duration)
+			if err != nil || !ok {
+				return Rest{}, false
+			}
+			r.Jitter, r.JitterKey = j.Duration, jitterKey(snap.Object)
+		}
 	}
 	for _, g := range prof.Gates {
 		at, ok := gateChange(g, d.vars, snap.Now)

@@ -173,3 +173,44 @@ func TestRuntimeCostLimit(t *testing.T) {
 		t.Fatalf("problem %+v, want the cost limit exceeded", d.Problem)
 	}
 }
+
+// A state's jitter delays each recheck by an offset fixed by the object
+// and the tick: below the jitter, whole seconds, different across objects,
+// the same on every run; a certified rest predicts the same wake-ups.
+func TestJitter(t *testing.T) {
+	m := compile(t, header+`
+  state "A" {
+    initial = true
+    recheck = "duration('1m')"
+    jitter  = "duration('10s')"
+  }
+}`)
+	offsets := map[time.Duration]bool{}
+	for i := range 20 {
+		obj := widget(map[string]any{}, map[string]any{"state": "A"})
+		obj["metadata"].(map[string]any)["uid"] = "uid-" + strings.Repeat("x", i)
+		snap := engine.Snapshot{Object: obj, Now: t0}
+		d := engine.Step(m, snap)
+		if d.Problem != nil || d.Transition != nil {
+			t.Fatalf("step: %+v", d)
+		}
+		off := d.Wake.Sub(t0.Add(time.Minute))
+		if off < 0 || off >= 10*time.Second || off%time.Second != 0 {
+			t.Fatalf("offset %v, want whole seconds in [0, 10s)", off)
+		}
+		if again := engine.Step(m, snap); !again.Wake.Equal(d.Wake) {
+			t.Fatalf("two steps woke at %v and %v", d.Wake, again.Wake)
+		}
+		r, ok := engine.Certify(m, snap, d)
+		if !ok || r.Jitter != 10*time.Second {
+			t.Fatalf("certify: %+v %v", r, ok)
+		}
+		if next := r.Next(t0); !next.Equal(d.Wake) {
+			t.Fatalf("certified next %v, stepping woke at %v", next, d.Wake)
+		}
+		offsets[off] = true
+	}
+	if len(offsets) < 4 {
+		t.Errorf("20 objects got only %d different offsets", len(offsets))
+	}
+}

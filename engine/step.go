@@ -280,6 +280,14 @@ func Step(m *fsm.Machine, snap Snapshot) *Decision {
 			if !t.After(snap.Now) {
 				t = snap.Now.Add(time.Second)
 			}
+			if s.Jitter != nil {
+				j, err := v.evalTime(s.Jitter)
+				if err != nil {
+					d.Problem = &Problem{Reason: "EvaluationError", Message: fmt.Sprintf("state %q jitter: %v", from, err)}
+					return d
+				}
+				t = t.Add(JitterOffset(jitterKey(snap.Object), t, j.Sub(snap.Now)))
+			}
 			d.Wake = t
 		}
 		return d

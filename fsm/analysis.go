@@ -676,7 +676,7 @@ func (a *analyzer) collect() {
 		}
 	}
 	for _, s := range m.States {
-		add(s.Recheck)
+		add(s.Recheck, s.Jitter)
 	}
 	for _, t := range m.Transitions {
 		add(t.When)

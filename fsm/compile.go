@@ -167,7 +167,7 @@ func (c *compiler) compile() *Machine {
 
 	// States.
 	for _, s := range sm.States {
-		cs := &State{State: s, Recheck: c.program(c.env, s.Recheck, nil)}
+		cs := &State{State: s, Recheck: c.program(c.env, s.Recheck, nil), Jitter: c.program(c.env, s.Jitter, cel.DurationType)}
 		for _, a := range s.Set {
 			cs.Set = append(cs.Set, Assign{Path: a.Path, Value: c.program(c.routeEnv, a.Value, nil)})
 		}

@@ -44,6 +44,7 @@ type Machine struct {
 type State struct {
 	*rules.State
 	Recheck *Program
+	Jitter  *Program
 	Set     []Assign
 }
 
@@ -135,7 +136,7 @@ func (m *Machine) Programs() []*Program {
 		add(l.Value)
 	}
 	for _, s := range m.States {
-		add(s.Recheck)
+		add(s.Recheck, s.Jitter)
 		for _, a := range s.Set {
 			add(a.Value)
 		}

@@ -98,6 +98,7 @@ func restProfile(m *Machine, s *State) *RestProfile {
 		w.program(t.When)
 	}
 	w.program(s.Recheck)
+	w.program(s.Jitter)
 	for _, o := range m.Observes {
 		if o.List != nil && !w.sensitive[o.Name] {
 			w.prof.StatusBlind[o.Name] = true

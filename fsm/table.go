@@ -37,6 +37,9 @@ func WriteTable(w io.Writer, m *Machine, only string) {
 		}
 		if s.Recheck != nil {
 			attrs = append(attrs, "recheck "+s.Recheck.Expr.Source)
+			if s.Jitter != nil {
+				attrs = append(attrs, "jitter "+s.Jitter.Expr.Source)
+			}
 		}
 		if len(attrs) > 0 {
 			desc += " (" + strings.Join(attrs, ", ") + ")"

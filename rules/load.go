@@ -354,7 +354,7 @@ func (l *loader) let(b *hcl.Block) (*Let, hcl.Diagnostics) {
 
 var stateSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
-		{Name: "initial"}, {Name: "final"}, {Name: "outcome"}, {Name: "conditions"}, {Name: "recheck"}, {Name: "set"},
+		{Name: "initial"}, {Name: "final"}, {Name: "outcome"}, {Name: "conditions"}, {Name: "recheck"}, {Name: "jitter"}, {Name: "set"},
 	},
 }
 
@@ -387,6 +387,11 @@ func (l *loader) state(b *hcl.Block) (*State, hcl.Diagnostics) {
 	if s.Final && s.Recheck != nil {
 		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Final state with recheck",
 			Detail: "A final state is not polled; remove recheck or final.", Subject: s.Recheck.Range.Ptr()})
+	}
+	s.Jitter, diags = l.optExpr(content, "jitter", diags)
+	if s.Jitter != nil && s.Recheck == nil {
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Jitter without recheck",
+			Detail: "jitter delays a state's rechecks; this state has no recheck.", Subject: s.Jitter.Range.Ptr()})
 	}
 	return s, diags
 }

@@ -107,6 +107,9 @@ type State struct {
 	// Recheck is a CEL duration (relative to now) or timestamp at which an
 	// object resting in this state is stepped again.
 	Recheck *Expr
+	// Jitter is a CEL duration: each recheck comes up to this much later,
+	// by an offset fixed by the object and the recheck's time.
+	Jitter *Expr
 	// Set assigns status fields on every entry into the state, before the
 	// route's own set (which wins).
 	Set []Assignment

@@ -1,8 +1,6 @@
 package scenario
 
 import (
-	"time"
-
 	"github.com/statecraft/statecraft/adapters"
 	"github.com/statecraft/statecraft/engine"
 	"github.com/statecraft/statecraft/fsm"
@@ -26,8 +24,7 @@ type changeCounter interface {
 
 // resting is a certified rest and the state of what it read.
 type resting struct {
-	until     time.Time
-	every     time.Duration
+	cert      engine.Rest
 	self      string // the object's resourceVersion
 	gets      []readVersion
 	lists     []listChanges
@@ -47,7 +44,7 @@ type listChanges struct {
 }
 
 func (r *runner) resting(ref adapters.Ref, c engine.Rest) *resting {
-	rest := &resting{until: c.Until, every: c.Every, discovery: r.changes.DiscoveryChanges()}
+	rest := &resting{cert: c, discovery: r.changes.DiscoveryChanges()}
 	rest.self, _ = r.changes.Version(ref)
 	for _, rd := range c.Reads {
 		switch {
@@ -78,7 +75,7 @@ func (lc listChanges) now(cc changeCounter) uint64 {
 // certified rest read, at a time the rest still holds.
 func (r *runner) stillResting(ref adapters.Ref, rest *resting) bool {
 	now := r.clock.Now()
-	if !rest.until.IsZero() && !now.Before(rest.until) {
+	if until := rest.cert.Until; !until.IsZero() && !now.Before(until) {
 		return false
 	}
 	if r.changes.DiscoveryChanges() != rest.discovery {

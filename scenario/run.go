@@ -288,8 +288,8 @@ func Run(ctx context.Context, s *Scenario, ms []*fsm.Machine, opts Options) (*Re
 			}
 			if rest := r.rests[it.ref]; rest != nil && r.stillResting(it.ref, rest) {
 				r.res.Rests++
-				if rest.every > 0 {
-					r.schedule(it.ref, it.at.Add(rest.every))
+				if rest.cert.Every > 0 {
+					r.schedule(it.ref, rest.cert.Next(it.at))
 				}
 				continue
 			}

@@ -30,4 +30,7 @@ machine "m" {
     }
     to = A
   }
+  state "Jittery" {
+    jitter = "duration('5s')" # ERROR: Jitter without recheck
+  }
 }

@@ -6,6 +6,10 @@ machine "m" {
     initial = true
     recheck = "'soon'" # ERROR: Invalid recheck
   }
+  state "B" {
+    recheck = "duration('1m')"
+    jitter  = "5" # ERROR: Wrong expression type
+  }
   param "wait" {
     type    = duration
     default = "soon" # ERROR: Invalid default
