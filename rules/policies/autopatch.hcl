@@ -79,6 +79,13 @@ machine "autopatch" {
     default = "1m"
     valid   = "value > duration('0s')"
   }
+  # Each tick comes up to this much later (a tenth of the tick), by an
+  # offset fixed by the installation and the tick: the same on every run.
+  param "tick_jitter" {
+    type    = duration
+    default = "6s"
+    valid   = "value >= duration('0s')"
+  }
   # Guard 4: release lists older than this are stale (the check runs every
   # six hours).
   param "release_max_age" {
@@ -348,10 +355,12 @@ machine "autopatch" {
     initial    = true
     conditions = { AutoPatchHalted = False }
     recheck    = "param.tick"
+    jitter     = "param.tick_jitter"
   }
   state "Active" {
     conditions = { AutoPatchHalted = False }
     recheck    = "param.tick"
+    jitter     = "param.tick_jitter"
   }
   # The version of a start is written, its operation not yet created.
   state "Creating" {
@@ -362,6 +371,7 @@ machine "autopatch" {
     outcome    = Failure
     conditions = { AutoPatchHalted = True }
     recheck    = "param.tick"
+    jitter     = "param.tick_jitter"
   }
 
   # ---- status.effective, and a SettingsChanged Event when it changes. ----

@@ -8,6 +8,7 @@ scenario "half-start: version written, operation not created" {
 
   rule "autopatch" {
     params = {
+      tick_jitter        = "0s" # ticks on the minute (see tick-jitter)
       settings_read_only = true
       auto_patch         = true
     }

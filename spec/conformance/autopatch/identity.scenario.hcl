@@ -9,9 +9,15 @@
 # first update answers Conflict) overwrites nothing and creates nothing;
 # the next minute's decision, on the fresh object, succeeds.
 scenario "identity: ichor-auto-patch writes, compare-and-set" {
-  rules   = ["autopatch", "executor.hcl"]
+  rules   = ["executor.hcl"]
   run_for = "15m"
   objects = ["namespaces.yaml", "../../crds/ichor.maesh.dev_talosclusters.yaml", "../../crds/ichor.maesh.dev_talosoperations.yaml", "installation.yaml", "prod.yaml"]
+
+  # Ticks on the minute, so that guard timings read exactly; the shipped
+  # jitter is shown by tick-jitter.scenario.hcl.
+  rule "autopatch" {
+    params = { tick_jitter = "0s" }
+  }
 
   deny {
     identity = ""

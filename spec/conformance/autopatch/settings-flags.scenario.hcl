@@ -13,6 +13,7 @@ scenario "flags, and spec.autoPatch field by field over them" {
 
   rule "autopatch" {
     params = {
+      tick_jitter           = "0s" # ticks on the minute (see tick-jitter)
       auto_patch            = true
       auto_patch_components = "kubernetes"
       auto_patch_window     = "22:00-02:00"

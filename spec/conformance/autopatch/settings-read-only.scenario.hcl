@@ -7,7 +7,7 @@ scenario "settings read-only ignores spec.autoPatch" {
   objects = ["namespaces.yaml", "../../crds/ichor.maesh.dev_talosclusters.yaml", "../../crds/ichor.maesh.dev_talosoperations.yaml", "installation.yaml", "prod.yaml"]
 
   rule "autopatch" {
-    params = { settings_read_only = true }
+    params = { settings_read_only = true, tick_jitter = "0s" } # ticks on the minute (see tick-jitter)
   }
 
   expect "10m" {

@@ -6,9 +6,15 @@
 # v1.10.5, not v1.10.6-rc.1 nor the minor v1.11.0), then Kubernetes once
 # the Talos operation completed, one component per decision.
 scenario "start: talos then kubernetes, as ichor-auto-patch" {
-  rules   = ["autopatch", "executor.hcl"]
+  rules   = ["executor.hcl"]
   run_for = "30m"
   objects = ["namespaces.yaml", "../../crds/ichor.maesh.dev_talosclusters.yaml", "../../crds/ichor.maesh.dev_talosoperations.yaml", "installation.yaml", "prod.yaml"]
+
+  # Ticks on the minute, so that guard timings read exactly; the shipped
+  # jitter is shown by tick-jitter.scenario.hcl.
+  rule "autopatch" {
+    params = { tick_jitter = "0s" }
+  }
 
   # The first decision: Talos only; the running operation then holds the
   # cluster (guard 5).
