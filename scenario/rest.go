@@ -73,15 +73,15 @@ func (lc listChanges) now(cc changeCounter) uint64 {
 
 // stillResting reports whether a recheck of ref now would read what its
 // certified rest read, at a time the rest still holds.
-func (r *runner) stillResting(ref adapters.Ref, rest *resting) bool {
-	now := r.clock.Now()
+func (r *runner) stillResting(d *driven) bool {
+	rest, now := d.rest, r.clock.Now()
 	if until := rest.cert.Until; !until.IsZero() && !now.Before(until) {
 		return false
 	}
 	if r.changes.DiscoveryChanges() != rest.discovery {
 		return false
 	}
-	if v, _ := r.changes.Version(ref); v != rest.self {
+	if v, _ := r.changes.Version(d.ref); v != rest.self {
 		return false
 	}
 	for _, g := range rest.gets {
@@ -99,8 +99,8 @@ func (r *runner) stillResting(ref adapters.Ref, rest *resting) bool {
 
 // forgetRests makes every object step at its next wake-up.
 func (r *runner) forgetRests() {
-	if r.rests != nil {
-		clear(r.rests)
+	for _, d := range r.objs {
+		d.rest = nil
 	}
 }
 

@@ -150,8 +150,19 @@ type item struct {
 	seq   int
 	event *Event
 	exp   *Expect
-	ref   adapters.Ref
-	gen   int
+	obj   *driven // for itemReconcile
+	gen   int     // obj's wake-up generation when queued
+}
+
+// driven is what the runner keeps of one object a machine drives.
+type driven struct {
+	ref     adapters.Ref
+	machine *fsm.Machine
+	// gen counts the object's wake-ups: a queued reconcile of an older
+	// generation was superseded by a later decision.
+	gen int
+	// rest is the object's certified rest while it rests (see rest.go).
+	rest *resting
 }
 
 type queue []*item
@@ -186,15 +197,14 @@ type runner struct {
 	kinds    map[string]string       // kind -> apiVersion
 	q        queue
 	seq      int
-	wakeGen  map[adapters.Ref]int
+	objs     map[adapters.Ref]*driven
 	current  adapters.Ref // the object being reconciled
 	res      *Result
 	counts   map[*WriteCount]int // requests so far matching each count expectation
 	end      time.Time
 	// changes, when rests may be skipped, tells what changed in the
-	// cluster; rests holds the certified rest of each object at rest.
+	// cluster.
 	changes changeCounter
-	rests   map[adapters.Ref]*resting
 }
 
 // Run executes a scenario on a fresh simulated cluster (or the cluster
@@ -215,7 +225,7 @@ func Run(ctx context.Context, s *Scenario, ms []*fsm.Machine, opts Options) (*Re
 	r := &runner{
 		s: s, opts: opts, clock: clock, cluster: cluster,
 		machines: map[string]*fsm.Machine{}, kinds: map[string]string{},
-		wakeGen: map[adapters.Ref]int{}, res: &Result{}, counts: map[*WriteCount]int{},
+		objs: map[adapters.Ref]*driven{}, res: &Result{}, counts: map[*WriteCount]int{},
 	}
 	for _, e := range s.Expects {
 		for i := range e.Writes {
@@ -226,7 +236,7 @@ func Run(ctx context.Context, s *Scenario, ms []*fsm.Machine, opts Options) (*Re
 		return nil, fmt.Errorf("%s: this scenario stages denials, faults or admission, which only the simulated cluster can", s.File)
 	}
 	if cc, ok := cluster.(changeCounter); ok && !opts.EveryStep && opts.Steps == nil && !s.stagesFaults() && !s.countsReads() {
-		r.changes, r.rests = cc, map[adapters.Ref]*resting{}
+		r.changes = cc
 	}
 	for k, v := range builtinKinds {
 		r.kinds[k] = v
@@ -283,17 +293,18 @@ func Run(ctx context.Context, s *Scenario, ms []*fsm.Machine, opts Options) (*Re
 				}
 			}
 		case itemReconcile:
-			if r.wakeGen[it.ref] != it.gen {
+			d := it.obj
+			if d.gen != it.gen {
 				continue // superseded by a later decision
 			}
-			if rest := r.rests[it.ref]; rest != nil && r.stillResting(it.ref, rest) {
+			if d.rest != nil && r.stillResting(d) {
 				r.res.Rests++
-				if rest.cert.Every > 0 {
-					r.schedule(it.ref, rest.cert.Next(it.at))
+				if d.rest.cert.Every > 0 {
+					r.wake(d, d.rest.cert.Next(it.at))
 				}
 				continue
 			}
-			if err := r.reconcile(ctx, it.ref); err != nil {
+			if err := r.reconcile(ctx, d); err != nil {
 				return nil, err
 			}
 		case itemExpect:
@@ -309,12 +320,24 @@ func (r *runner) push(it *item) {
 	heap.Push(&r.q, it)
 }
 
+// schedule wakes ref at at, when a machine drives its kind.
 func (r *runner) schedule(ref adapters.Ref, at time.Time) {
-	if _, bound := r.machines[ref.APIVersion+"/"+ref.Kind]; !bound {
-		return
+	d := r.objs[ref]
+	if d == nil {
+		m, bound := r.machines[ref.APIVersion+"/"+ref.Kind]
+		if !bound {
+			return
+		}
+		d = &driven{ref: ref, machine: m}
+		r.objs[ref] = d
 	}
-	r.wakeGen[ref]++
-	r.push(&item{at: at, kind: itemReconcile, ref: ref, gen: r.wakeGen[ref]})
+	r.wake(d, at)
+}
+
+// wake queues a reconcile of d at at, superseding any queued before.
+func (r *runner) wake(d *driven, at time.Time) {
+	d.gen++
+	r.push(&item{at: at, kind: itemReconcile, obj: d, gen: d.gen})
 }
 
 func (r *runner) noteKind(obj map[string]any) {
@@ -484,27 +507,27 @@ func (r *runner) Problem(now time.Time, obj adapters.Ref, p *engine.Problem) {
 	r.add("problem", obj.String(), fmt.Sprintf("%s: problem %s: %s", obj, p.Reason, p.Message))
 }
 
-func (r *runner) reconcile(ctx context.Context, ref adapters.Ref) error {
-	m := r.machines[ref.APIVersion+"/"+ref.Kind]
+func (r *runner) reconcile(ctx context.Context, d *driven) error {
+	ref, m := d.ref, d.machine
 	r.current = ref
 	r.res.Reconciles++
-	delete(r.rests, ref)
+	d.rest = nil
 	rep, err := engine.Reconcile(ctx, m, r.cluster, ref, r.clock.Now(), r)
 	r.flush(true)
 	r.current = adapters.Ref{}
-	if err == nil && r.rests != nil && rep.Rest != nil {
+	if err == nil && r.changes != nil && rep.Rest != nil {
 		if c, ok := engine.Certify(m, rep.RestSnapshot, rep.Rest); ok && r.sawNow(m, ref, rep, c) {
-			r.rests[ref] = r.resting(ref, c)
+			d.rest = r.resting(ref, c)
 		}
 	}
 	if err != nil {
 		// An API failure is retried after a short, fixed delay.
 		r.add("problem", ref.String(), fmt.Sprintf("%s: reconcile failed, retrying in 10s: %v", ref, err))
-		r.schedule(ref, r.clock.Now().Add(10*time.Second))
+		r.wake(d, r.clock.Now().Add(10*time.Second))
 		return nil
 	}
 	if !rep.Wake.IsZero() {
-		r.schedule(ref, rep.Wake)
+		r.wake(d, rep.Wake)
 	}
 	return nil
 }
@@ -514,8 +537,8 @@ func (r *runner) reconcile(ctx context.Context, ref adapters.Ref) error {
 func (r *runner) restart() {
 	r.forgetRests()
 	r.add("world", "", "world: engine restarted: wake-ups forgotten, every object reconciled from its status")
-	for ref := range r.wakeGen {
-		r.wakeGen[ref]++ // every queued reconcile is now stale
+	for _, d := range r.objs {
+		d.gen++ // every queued reconcile is now stale
 	}
 	keys := make([]string, 0, len(r.machines))
 	for k := range r.machines {
