@@ -255,6 +255,25 @@ func TestAutoPatchIdentityAndAdmission(t *testing.T) {
 	if err := patch(engineCfg, `{"spec":{"talosVersion":"v1.10.6"}}`); err == nil {
 		t.Error("the engine's own identity patched a TalosCluster spec")
 	}
+	// The API server loads a new policy and binding shortly after they are
+	// created, not with the create: wait until a forged write (dry run) is
+	// refused, so that the writes below meet the policy in force.
+	for policyDeadline := time.Now().Add(30 * time.Second); ; {
+		c := dynamic.NewForConfigOrDie(asAutoPatch).Resource(clusterGVR).Namespace("fleet")
+		u, err := c.Get(ctx, "prod", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		unstructured.SetNestedField(u.Object, "v1.11.0", "spec", "talosVersion")
+		_, err = c.Update(ctx, u, metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}})
+		if err != nil && strings.Contains(err.Error(), "ichor-auto-patch-limits") {
+			break
+		}
+		if time.Now().After(policyDeadline) {
+			t.Fatalf("ichor-auto-patch-limits not in force after 30s: %v", err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 	for what, mutate := range map[string]func(u *unstructured.Unstructured){
 		"a new minor": func(u *unstructured.Unstructured) {
 			unstructured.SetNestedField(u.Object, "v1.11.0", "spec", "talosVersion")
