@@ -148,34 +148,9 @@ func statusOf(obj map[string]any) map[string]any {
 // whose override is invalid yields a Problem.
 func newVars(m *fsm.Machine, obj map[string]any, obs map[string]Observation, now time.Time) (*vars, *Problem) {
 	self, _ := library.Canonical(obj).(map[string]any)
-	v := &vars{m: m, self: self, status: statusOf(self), now: now, params: map[string]any{}, obs: map[string]any{}}
+	v := &vars{m: m, self: self, status: statusOf(self), now: now, obs: map[string]any{}}
 	var problem *Problem
-	for _, p := range m.Params {
-		val, _ := fsm.ParamValue(p.Type, p.Default)
-		if p.Override != "" {
-			if raw, ok := lookup(self, p.Override); ok && raw != nil {
-				ov, err := fsm.ParamValue(p.Type, raw)
-				if err != nil {
-					if problem == nil {
-						problem = &Problem{Reason: p.Reason, Message: fmt.Sprintf("%s: %v", p.Override, err)}
-					}
-				} else {
-					val = ov
-				}
-			}
-		}
-		if p.Valid != nil {
-			ok, err := v.with(map[string]any{"value": val}).evalBool(p.Valid)
-			if (err != nil || !ok) && problem == nil {
-				what := p.Override
-				if what == "" {
-					what = "param " + p.Name
-				}
-				problem = &Problem{Reason: p.Reason, Message: fmt.Sprintf("%s: %v is not valid (%s)", what, display(val), p.Valid.Expr.Source)}
-			}
-		}
-		v.params["param."+p.Name] = val
-	}
+	v.params, problem = params(m, self, v)
 	for name, o := range obs {
 		v.obs[name] = o.value()
 	}

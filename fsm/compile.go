@@ -131,6 +131,10 @@ func (c *compiler) compile() *Machine {
 			if err == nil {
 				cp.Valid = c.program(venv, p.Valid, cel.BoolType)
 			}
+			if cp.Valid != nil && cp.Valid.Root() != nil {
+				ids := freeIdents(cp.Valid.Root())
+				cp.ValidReadsValueOnly = len(ids) == 0 || (len(ids) == 1 && ids["value"])
+			}
 		}
 		m.Params = append(m.Params, cp)
 	}

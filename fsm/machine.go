@@ -38,6 +38,32 @@ type Machine struct {
 	pool       sync.Pool // *lfsm.FSM instances, reused across steps
 	restOnce   sync.Once
 	rest       map[string]*RestProfile // by state; see rest.go
+	memoMu     sync.Mutex
+	memo       map[string]any // see Memo
+}
+
+// maxMemo bounds a machine's memo; it is forgotten wholesale when full.
+const maxMemo = 4096
+
+// Memo remembers results of pure computations over the machine that its
+// users key themselves (the engine's resolved params, by override values):
+// the value under key, computed on first use. It is bounded, and compute
+// may run more than once for a key; results are shared, not to be changed.
+func (m *Machine) Memo(key string, compute func() any) any {
+	m.memoMu.Lock()
+	v, ok := m.memo[key]
+	m.memoMu.Unlock()
+	if ok {
+		return v
+	}
+	v = compute()
+	m.memoMu.Lock()
+	if m.memo == nil || len(m.memo) >= maxMemo {
+		m.memo = map[string]any{}
+	}
+	m.memo[key] = v
+	m.memoMu.Unlock()
+	return v
 }
 
 // State is a compiled state.
@@ -52,6 +78,9 @@ type State struct {
 type Param struct {
 	*rules.Param
 	Valid *Program
+	// ValidReadsValueOnly is set when Valid reads nothing but value, so
+	// that a param's check depends on its value alone.
+	ValidReadsValueOnly bool
 }
 
 // Observe is a compiled observation.
