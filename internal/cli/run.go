@@ -34,6 +34,7 @@ import (
 type runFlags struct {
 	kubeconfig  string
 	rules       []string
+	params      []string
 	namespace   string
 	workers     int
 	shard       string
@@ -48,6 +49,7 @@ type runFlags struct {
 
 func (f *runFlags) register(cmd *cobra.Command, server bool) {
 	cmd.Flags().StringSliceVar(&f.rules, "rules", nil, "rule files or folders of *.hcl (default: every shipped policy whose CRDs the server serves)")
+	cmd.Flags().StringArrayVar(&f.params, "param", nil, "MACHINE.NAME=VALUE: run with this value as the default of a machine's param, e.g. autopatch.auto_patch_window=02:00-05:00 (repeatable; an object's own override field still wins)")
 	cmd.Flags().StringVar(&f.namespace, "namespace", "", "drive only objects in this namespace")
 	cmd.Flags().IntVar(&f.workers, "workers", 4, "objects reconciled concurrently")
 	cmd.Flags().StringVar(&f.logFormat, "log-format", "text", "log format: text or json")
@@ -95,10 +97,14 @@ func parseShard(s string) (int, int, error) {
 	return si, sn, nil
 }
 
-// servedMachines loads the rule files (or every shipped policy) and keeps
-// the machines whose kinds the server serves; with explicit --rules an
-// unserved kind is an error.
-func servedMachines(ctx context.Context, refs []string, api adapters.API, log *slog.Logger, stderr io.Writer) ([]*fsm.Machine, error) {
+// servedMachines loads the rule files (or every shipped policy) with the
+// --param values, and keeps the machines whose kinds the server serves;
+// with explicit --rules an unserved kind is an error.
+func servedMachines(ctx context.Context, refs, paramFlags []string, api adapters.API, log *slog.Logger, stderr io.Writer) ([]*fsm.Machine, error) {
+	params, err := parseParams(paramFlags)
+	if err != nil {
+		return nil, err
+	}
 	explicit := len(refs) > 0
 	if !explicit {
 		refs = policies.Names()
@@ -112,10 +118,13 @@ func servedMachines(ctx context.Context, refs []string, api adapters.API, log *s
 		}
 		paths = append(paths, r)
 	}
-	ms, _, diags := loadMachines(paths)
+	ms, diags, err := loadMachinesWithParams(paths, params)
 	if diags.HasErrors() {
 		printDiags(stderr, diags)
 		return nil, ExitError{1}
+	}
+	if err != nil {
+		return nil, err
 	}
 	var out []*fsm.Machine
 	for _, m := range ms {
@@ -167,7 +176,7 @@ func runController(ctx context.Context, cfg *rest.Config, f *runFlags, stdout, s
 	if err != nil {
 		return err
 	}
-	ms, err := servedMachines(ctx, f.rules, client, log, stderr)
+	ms, err := servedMachines(ctx, f.rules, f.params, client, log, stderr)
 	if err != nil {
 		return err
 	}
@@ -269,7 +278,7 @@ func planOnce(ctx context.Context, cfg *rest.Config, f *runFlags, stdout, stderr
 	if err != nil {
 		return err
 	}
-	ms, err := servedMachines(ctx, f.rules, client, log, stderr)
+	ms, err := servedMachines(ctx, f.rules, f.params, client, log, stderr)
 	if err != nil {
 		return err
 	}
