@@ -58,8 +58,11 @@ func paramsKey(m *fsm.Machine, self map[string]any) (string, bool) {
 	return string(b), true
 }
 
+// resolveParams fills v.params in declaration order: a check sees the
+// params declared before it.
 func resolveParams(m *fsm.Machine, self map[string]any, v *vars) (map[string]any, *Problem) {
 	out := make(map[string]any, len(m.Params))
+	v.params = out
 	var problem *Problem
 	for _, p := range m.Params {
 		val, _ := fsm.ParamValue(p.Type, p.Default)

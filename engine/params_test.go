@@ -1,0 +1,60 @@
+package engine_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/statecraft/statecraft/engine"
+)
+
+// Params resolve the same whether their checks can be remembered (reading
+// only value) or not (reading an earlier param), for one object and for
+// the next one with other overrides.
+func TestParamsResolveAndCheck(t *testing.T) {
+	m := compile(t, header+`
+  param "max" {
+    type     = duration
+    default  = "1h"
+    override = "spec.max"
+    valid    = "value > duration('0s')"
+    reason   = InvalidSpec
+  }
+  param "every" {
+    type     = duration
+    default  = "5m"
+    override = "spec.every"
+    valid    = "value <= param.max"
+    reason   = InvalidSpec
+  }
+  state "A" {
+    initial = true
+    recheck = "param.every"
+  }
+}`)
+	for _, c := range []struct {
+		spec   map[string]any
+		wake   time.Duration
+		reason string
+	}{
+		{map[string]any{}, 5 * time.Minute, ""},
+		{map[string]any{"every": "10m"}, 10 * time.Minute, ""},
+		{map[string]any{"every": "2h"}, 0, "InvalidSpec"},
+		{map[string]any{"every": "2h", "max": "3h"}, 2 * time.Hour, ""},
+		{map[string]any{"max": "-1m"}, 0, "InvalidSpec"},
+		{map[string]any{"every": "10m"}, 10 * time.Minute, ""}, // remembered
+	} {
+		for range 2 {
+			d := engine.Step(m, engine.Snapshot{Object: widget(c.spec, map[string]any{"state": "A"}), Now: t0})
+			switch {
+			case c.reason != "":
+				if d.Problem == nil || d.Problem.Reason != c.reason {
+					t.Errorf("%v: problem %+v, want %s", c.spec, d.Problem, c.reason)
+				}
+			case d.Problem != nil:
+				t.Errorf("%v: problem %+v", c.spec, d.Problem)
+			case !d.Wake.Equal(t0.Add(c.wake)):
+				t.Errorf("%v: wake %v, want %v", c.spec, d.Wake.Sub(t0), c.wake)
+			}
+		}
+	}
+}
