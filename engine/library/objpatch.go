@@ -217,19 +217,20 @@ func arbitrationKey(patches []any) string {
 		if !ok {
 			continue
 		}
-		md, _ := obj["metadata"].(map[string]any)
-		f := jsonvalue.Hash(obj["spec"])
+		f := jsonvalue.Remember(obj, "objpatch.claimant", func() jsonvalue.Fingerprint { return claimantFingerprint(obj) })
 		binary.LittleEndian.PutUint64(buf[:8], f[0])
 		binary.LittleEndian.PutUint64(buf[8:], f[1])
-		for i := range h {
-			for _, s := range []string{str(md["namespace"]), str(md["name"]), str(md["creationTimestamp"]), str(md["deletionTimestamp"])} {
-				h[i].WriteString(s)
-				h[i].WriteByte(0)
-			}
-			h[i].Write(buf[:])
-		}
+		h[0].Write(buf[:])
+		h[1].Write(buf[:])
 	}
 	return strconv.FormatUint(h[0].Sum64(), 16) + "." + strconv.FormatUint(h[1].Sum64(), 16)
+}
+
+// claimantFingerprint fingerprints what arbitration reads of one patch.
+func claimantFingerprint(obj map[string]any) jsonvalue.Fingerprint {
+	md, _ := obj["metadata"].(map[string]any)
+	spec := jsonvalue.Hash(obj["spec"])
+	return jsonvalue.Hash([]any{str(md["namespace"]), str(md["name"]), str(md["creationTimestamp"]), str(md["deletionTimestamp"]), int64(spec[0]), int64(spec[1])})
 }
 
 var keySeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}

@@ -29,6 +29,8 @@ type frozenMap struct {
 	canonical bool
 	hashOnce  sync.Once
 	hash      Fingerprint
+	mu        sync.Mutex
+	derived   map[string]any // see Remember
 }
 
 var frozen struct {
@@ -96,4 +98,29 @@ func Thaw(v map[string]any) {
 		}
 	}
 	frozen.count.Store(int64(len(frozen.maps)))
+}
+
+// Remember returns what compute gives for v, computing it once per frozen
+// v and name: for values derived from a frozen value alone (a claims key
+// from an object's metadata and spec). For a value that is not frozen it
+// computes every time. compute must depend on v only.
+func Remember[T any](v map[string]any, name string, compute func() T) T {
+	f := lookupFrozen(v)
+	if f == nil {
+		return compute()
+	}
+	f.mu.Lock()
+	x, ok := f.derived[name]
+	f.mu.Unlock()
+	if ok {
+		return x.(T)
+	}
+	t := compute()
+	f.mu.Lock()
+	if f.derived == nil {
+		f.derived = map[string]any{}
+	}
+	f.derived[name] = t
+	f.mu.Unlock()
+	return t
 }

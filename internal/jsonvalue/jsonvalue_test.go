@@ -185,3 +185,25 @@ func TestMergeDiff(t *testing.T) {
 		}
 	}
 }
+
+// Remember computes a derived value once per frozen map, every time for a
+// map that is not (or no longer) frozen.
+func TestRemember(t *testing.T) {
+	calls := 0
+	count := func() int { calls++; return calls }
+	f := Freeze(map[string]any{"a": "b"})
+	if Remember(f, "n", count) != 1 || Remember(f, "n", count) != 1 {
+		t.Error("a frozen map's derived value was computed twice")
+	}
+	if Remember(f, "other", count) != 2 {
+		t.Error("another name shares the value")
+	}
+	plain := map[string]any{"a": "b"}
+	if Remember(plain, "n", count) != 3 || Remember(plain, "n", count) != 4 {
+		t.Error("a map that is not frozen remembered a value")
+	}
+	Thaw(f)
+	if Remember(f, "n", count) != 5 {
+		t.Error("a thawed map remembered a value")
+	}
+}
