@@ -230,7 +230,21 @@ func arbitrationKey(patches []any) string {
 func claimantFingerprint(obj map[string]any) jsonvalue.Fingerprint {
 	md, _ := obj["metadata"].(map[string]any)
 	spec := jsonvalue.Hash(obj["spec"])
-	return jsonvalue.Hash([]any{str(md["namespace"]), str(md["name"]), str(md["creationTimestamp"]), str(md["deletionTimestamp"]), int64(spec[0]), int64(spec[1])})
+	var buf [16]byte
+	binary.LittleEndian.PutUint64(buf[:8], spec[0])
+	binary.LittleEndian.PutUint64(buf[8:], spec[1])
+	var f jsonvalue.Fingerprint
+	for i, seed := range keySeeds {
+		var h maphash.Hash
+		h.SetSeed(seed)
+		for _, s := range []string{str(md["namespace"]), str(md["name"]), str(md["creationTimestamp"]), str(md["deletionTimestamp"])} {
+			h.WriteString(s)
+			h.WriteByte(0)
+		}
+		h.Write(buf[:])
+		f[i] = h.Sum64()
+	}
+	return f
 }
 
 var keySeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
