@@ -218,14 +218,14 @@ func read(ctx context.Context, api adapters.API, rd Read) Observation {
 				res.Items[i] = c
 			}
 		}
-		return Observation{Outcome: res.Outcome, Items: res.Items, Scope: scope, Message: res.Message, canonical: true}
+		return Observation{Outcome: res.Outcome, Items: res.Items, Scope: scope, Message: res.Message, canonical: true}.withValue()
 	}
 	res := api.Do(ctx, adapters.Request{Verb: adapters.Get, Ref: rd.Ref})
 	o := Observation{Outcome: res.Outcome, Scope: scope, Message: res.Message, canonical: true}
 	if res.Outcome == adapters.OK {
 		o.Object, _ = library.Canonical(res.Object).(map[string]any)
 	}
-	return o
+	return o.withValue()
 }
 
 func sameObject(a, b adapters.Ref) bool {

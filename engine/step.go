@@ -25,9 +25,20 @@ type Observation struct {
 	// canonical is set when Object and Items are already canonical JSON
 	// values (Reconcile makes them so once per read, not once per step).
 	canonical bool
+	// val, when set, is value() made once for every step that sees it.
+	val map[string]any
+}
+
+// withValue returns o with its CEL value made once (read-only).
+func (o Observation) withValue() Observation {
+	o.val = o.value()
+	return o
 }
 
 func (o Observation) value() map[string]any {
+	if o.val != nil {
+		return o.val
+	}
 	v := map[string]any{
 		"exists":  o.Outcome == adapters.OK && o.Object != nil,
 		"outcome": string(o.Outcome),
