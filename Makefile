@@ -48,10 +48,10 @@ fuzz:
 
 # Every benchmark; figures and commands in BENCHMARKS.md. Micro-benchmarks
 # run the default 1s each; each simulation is one run (-benchtime=1x),
-# abandoned after -sim.budget (5m) of wall time if it has not finished.
+# abandoned after -sim.budget (10m) of wall time if it has not finished.
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $$($(GO) list ./... | grep -v '/scenario$$')
-	$(GO) test -run '^$$' -bench . -benchmem -benchtime=1x -timeout 0 ./scenario/ -args -sim.budget=5m
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime=1x -timeout 0 ./scenario/ -args -sim.budget=10m
 
 # The real-API-server benchmark alone: 2,000 ObjectPatches converged by
 # statecraft, a plain client-go loop and a controller-runtime reconciler in
