@@ -122,6 +122,10 @@ func benchSimulate(b *testing.B, c simCase) {
 	// reconciled once per requeueInterval (5m) by its recheck, so this is
 	// the number the runner must at least carry out.
 	b.ReportMetric(float64(c.objects)*float64(c.runFor/(5*time.Minute)), "rechecks")
+	// How many wake-ups the engine stepped, and how many it skipped as
+	// certified rests (spec/scenarios.md, "Rests are skipped").
+	b.ReportMetric(float64(res.Reconciles), "stepped")
+	b.ReportMetric(float64(res.Rests), "skipped")
 	b.ReportMetric(float64(kinds["transition"]), "transitions")
 	b.ReportMetric(float64(kinds["request"]), "engine-writes")
 	b.ReportMetric(float64(kinds["world"]), "drift-writes")
