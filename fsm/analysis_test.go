@@ -12,12 +12,12 @@ import (
 	"github.com/statecraft/statecraft/rules"
 )
 
-// analyze compiles one machine whose body is body and returns its warnings
-// as "LINE: summary", sorted. Line 1 is the first line of body.
-func analyze(t *testing.T, body string) []string {
+// compileBody compiles one machine "m" of a namespaced kind W whose body
+// is body, as the file name; line 1 of body is line 5 of the file.
+func compileBody(t *testing.T, body, name string) *fsm.Machine {
 	t.Helper()
 	src := "machine \"m\" {\nresource \"example.com/v1\" \"W\" {\nscope = Namespaced\n}\n" + body + "\n}\n"
-	f, diags := rules.Parse([]byte(src), "a.hcl")
+	f, diags := rules.Parse([]byte(src), name)
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
@@ -25,8 +25,15 @@ func analyze(t *testing.T, body string) []string {
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
+	return ms[0]
+}
+
+// analyze compiles one machine whose body is body and returns its warnings
+// as "LINE: summary", sorted. Line 1 is the first line of body.
+func analyze(t *testing.T, body string) []string {
+	t.Helper()
 	var out []string
-	for _, d := range fsm.Analyze(ms[0]) {
+	for _, d := range fsm.Analyze(compileBody(t, body, "a.hcl")) {
 		if d.Severity != hcl.DiagWarning || d.Subject == nil || d.Detail == "" {
 			t.Errorf("not a warning with subject and detail: %+v", d)
 			continue

@@ -6,21 +6,11 @@ import (
 	"testing"
 
 	"github.com/statecraft/statecraft/fsm"
-	"github.com/statecraft/statecraft/rules"
 )
 
 func restOf(t *testing.T, body, state string) *fsm.RestProfile {
 	t.Helper()
-	src := "machine \"m\" {\nresource \"example.com/v1\" \"W\" {\nscope = Namespaced\n}\n" + body + "\n}\n"
-	f, diags := rules.Parse([]byte(src), "r.hcl")
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
-	ms, diags := fsm.Compile(f)
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
-	return ms[0].Rest(state)
+	return compileBody(t, body, "r.hcl").Rest(state)
 }
 
 func gateTexts(p *fsm.RestProfile) []string {

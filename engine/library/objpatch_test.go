@@ -171,3 +171,26 @@ func TestObjpatchArbitrate(t *testing.T) {
 	// self is arbitrated even when the list does not hold it yet.
 	check(newer, []any{older}, false, "ns/b-older")
 }
+
+// The verdicts remembered per list give every listed claimant the verdict
+// arbitrating it on its own gives, and a self that is not listed as it is
+// (being deleted, invalid, changed since the list) is arbitrated on its own.
+func TestArbitrateListVerdictsAgree(t *testing.T) {
+	a := op("a", "2026-01-01T00:00:00Z", map[string]any{"team": "a"})
+	b := op("b", "2026-01-01T00:01:00Z", map[string]any{"team": "b"})
+	c := op("c", "2026-01-01T00:02:00Z", map[string]any{"tier": "x"})
+	d := op("d", "2026-01-01T00:00:00Z", map[string]any{"team": "d"})
+	aChanged := op("a", "2026-01-01T00:00:00Z", map[string]any{"tier": "y"})
+	aDeleting := op("a", "2026-01-01T00:00:00Z", map[string]any{"team": "a"})
+	aDeleting["metadata"].(map[string]any)["deletionTimestamp"] = "2026-01-01T00:03:00Z"
+	lists := [][]any{{a, b, c}, {b, c, d}, {a, b, c, d}, {aDeleting, b}, {aChanged, b, d}, {}}
+	for i, items := range lists {
+		for _, self := range []map[string]any{a, b, c, d, aChanged, aDeleting} {
+			got := library.ArbitrateClaims(items, self)
+			want := library.ArbitrateAlone(items, self)
+			if got["accepted"] != want["accepted"] || got["winner"] != want["winner"] || got["message"] != want["message"] {
+				t.Errorf("list %d, self %s: %v, want %v", i, self["metadata"].(map[string]any)["name"], got, want)
+			}
+		}
+	}
+}
