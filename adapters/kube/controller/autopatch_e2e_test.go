@@ -18,11 +18,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/statecraft/statecraft/adapters/kube"
 	"github.com/statecraft/statecraft/adapters/kube/controller"
-	"github.com/statecraft/statecraft/fsm"
 	"github.com/statecraft/statecraft/internal/controlplane"
-	"github.com/statecraft/statecraft/rules"
 )
 
 var (
@@ -184,28 +181,8 @@ func TestAutoPatchIdentityAndAdmission(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, diags := rules.LoadRef("autopatch")
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
-	ms, diags := fsm.Compile(f)
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
-	client, err := kube.New(engineCfg, kube.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctrl, err := controller.New(client, ms, controller.Options{Workers: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- ctrl.Run(ctx) }()
-	defer func() {
-		cancel()
-		<-done
-	}()
+	ms := shippedMachines(t, nil, "autopatch")
+	start(t, engineCfg, controller.Options{}, ms...)
 
 	// The Talos patch starts: the version written, the operation created
 	// with its annotations, both through ichor-auto-patch.

@@ -15,11 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 
-	"github.com/statecraft/statecraft/adapters/kube"
 	"github.com/statecraft/statecraft/adapters/kube/controller"
-	"github.com/statecraft/statecraft/fsm"
 	"github.com/statecraft/statecraft/internal/controlplane"
-	"github.com/statecraft/statecraft/rules"
 )
 
 // The refusal of the settings gate, as examples/autopatch/deploy/admission.yaml
@@ -250,28 +247,8 @@ func TestAutoPatchPrinterColumns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, diags := rules.LoadRef("autopatch")
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
-	ms, diags := fsm.Compile(f)
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
-	client, err := kube.New(engineCfg, kube.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctrl, err := controller.New(client, ms, controller.Options{Workers: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- ctrl.Run(ctx) }()
-	defer func() {
-		cancel()
-		<-done
-	}()
+	ms := shippedMachines(t, nil, "autopatch")
+	start(t, engineCfg, controller.Options{}, ms...)
 
 	const opName = "prod-autopatch-talos-v1-10-5"
 	waitFor := func(what string, cond func() bool, poke func()) {

@@ -14,9 +14,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/statecraft/statecraft/adapters/kube"
 	"github.com/statecraft/statecraft/adapters/kube/controller"
-	"github.com/statecraft/statecraft/fsm"
 	"github.com/statecraft/statecraft/internal/controlplane"
 	"github.com/statecraft/statecraft/rules"
 )
@@ -47,39 +45,14 @@ func TestClusterExtensionWithKubectl(t *testing.T) {
 	kc := kubernetes.NewForConfigOrDie(cp.Config)
 	dyn := dynamic.NewForConfigOrDie(cp.Config)
 
-	var ms []*fsm.Machine
-	for _, name := range []string{"clusterextension", "clusterobjectdeployment", "clusterobjectset"} {
-		f, diags := rules.LoadRef(name)
-		if diags.HasErrors() {
-			t.Fatal(diags)
-		}
-		for _, m := range f.Machines {
-			for _, p := range m.Params {
-				if m.Name == "clusterobjectdeployment" && p.Name == "poll_interval" {
-					p.Default = "2s"
-				}
+	ms := shippedMachines(t, func(m *rules.Machine) {
+		for _, p := range m.Params {
+			if m.Name == "clusterobjectdeployment" && p.Name == "poll_interval" {
+				p.Default = "2s"
 			}
 		}
-		compiled, diags := fsm.Compile(f)
-		if diags.HasErrors() {
-			t.Fatal(diags)
-		}
-		ms = append(ms, compiled...)
-	}
-	client, err := kube.New(cp.Config, kube.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctrl, err := controller.New(client, ms, controller.Options{Workers: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- ctrl.Run(ctx) }()
-	defer func() {
-		cancel()
-		<-done
-	}()
+	}, "clusterextension", "clusterobjectdeployment", "clusterobjectset")
+	start(t, cp.Config, controller.Options{}, ms...)
 
 	get := func(gvr schema.GroupVersionResource, name string) *unstructured.Unstructured {
 		u, err := dyn.Resource(gvr).Get(ctx, name, metav1.GetOptions{})

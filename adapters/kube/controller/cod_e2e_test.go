@@ -14,11 +14,8 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/statecraft/statecraft/adapters/kube"
 	"github.com/statecraft/statecraft/adapters/kube/controller"
-	"github.com/statecraft/statecraft/fsm"
 	"github.com/statecraft/statecraft/internal/controlplane"
-	"github.com/statecraft/statecraft/rules"
 )
 
 var (
@@ -45,32 +42,8 @@ func TestClusterObjectDeploymentWithKubectl(t *testing.T) {
 	kc := kubernetes.NewForConfigOrDie(cp.Config)
 	dyn := dynamic.NewForConfigOrDie(cp.Config)
 
-	var ms []*fsm.Machine
-	for _, name := range []string{"clusterobjectdeployment", "clusterobjectset"} {
-		f, diags := rules.LoadRef(name)
-		if diags.HasErrors() {
-			t.Fatal(diags)
-		}
-		compiled, diags := fsm.Compile(f)
-		if diags.HasErrors() {
-			t.Fatal(diags)
-		}
-		ms = append(ms, compiled...)
-	}
-	client, err := kube.New(cp.Config, kube.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctrl, err := controller.New(client, ms, controller.Options{Workers: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- ctrl.Run(ctx) }()
-	defer func() {
-		cancel()
-		<-done
-	}()
+	ms := shippedMachines(t, nil, "clusterobjectdeployment", "clusterobjectset")
+	start(t, cp.Config, controller.Options{}, ms...)
 
 	get := func(gvr schema.GroupVersionResource, name string) *unstructured.Unstructured {
 		u, err := dyn.Resource(gvr).Get(ctx, name, metav1.GetOptions{})

@@ -30,15 +30,31 @@ var (
 
 func objectPatchMachine(t *testing.T) *fsm.Machine {
 	t.Helper()
-	f, diags := rules.LoadRef("objectpatch")
-	if diags.HasErrors() {
-		t.Fatal(diags)
+	return shippedMachines(t, nil, "objectpatch")[0]
+}
+
+// shippedMachines loads and compiles shipped policies by name; tune, when
+// set, may change each loaded machine (a param's default) before compiling.
+func shippedMachines(t *testing.T, tune func(*rules.Machine), names ...string) []*fsm.Machine {
+	t.Helper()
+	var out []*fsm.Machine
+	for _, name := range names {
+		f, diags := rules.LoadRef(name)
+		if diags.HasErrors() {
+			t.Fatal(diags)
+		}
+		if tune != nil {
+			for _, m := range f.Machines {
+				tune(m)
+			}
+		}
+		ms, diags := fsm.Compile(f)
+		if diags.HasErrors() {
+			t.Fatal(diags)
+		}
+		out = append(out, ms...)
 	}
-	ms, diags := fsm.Compile(f)
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
-	return ms[0]
+	return out
 }
 
 // eventually polls cond until it holds or the deadline passes; the test

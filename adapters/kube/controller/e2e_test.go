@@ -189,7 +189,10 @@ func (r *running) stop(t *testing.T) {
 	}
 }
 
-func newController(t *testing.T, cfg *rest.Config, opts controller.Options) *controller.Controller {
+// newController makes a controller acting as cfg's user over ms (the
+// shipped ObjectPatch policy when none is given), with 2 workers unless
+// opts says otherwise.
+func newController(t *testing.T, cfg *rest.Config, opts controller.Options, ms ...*fsm.Machine) *controller.Controller {
 	t.Helper()
 	client, err := kube.New(cfg, kube.Options{})
 	if err != nil {
@@ -198,17 +201,21 @@ func newController(t *testing.T, cfg *rest.Config, opts controller.Options) *con
 	if opts.Workers == 0 {
 		opts.Workers = 2
 	}
-	ctrl, err := controller.New(client, []*fsm.Machine{objectPatchMachine(t)}, opts)
+	if len(ms) == 0 {
+		ms = []*fsm.Machine{objectPatchMachine(t)}
+	}
+	ctrl, err := controller.New(client, ms, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return ctrl
 }
 
-// start runs a controller over cfg until the test ends or stop is called.
-func start(t *testing.T, cfg *rest.Config, opts controller.Options) *running {
+// start runs a controller over cfg (see newController) until the test
+// ends or stop is called.
+func start(t *testing.T, cfg *rest.Config, opts controller.Options, ms ...*fsm.Machine) *running {
 	t.Helper()
-	ctrl := newController(t, cfg, opts)
+	ctrl := newController(t, cfg, opts, ms...)
 	return run(t, ctrl, ctrl.Run)
 }
 
