@@ -74,12 +74,16 @@ func ValidateSpec(spec any) map[string]any {
 // unchanged), for validating the whole result in a single dry run.
 func PlanSpec(target, spec any) map[string]any {
 	tm, _ := target.(map[string]any)
-	return plans.get(fingerprint(tm, spec), func() map[string]any { return planSpec(tm, spec) })
+	compute := func() map[string]any { return planSpec(tm, spec) }
+	if jsonvalue.Frozen(tm) {
+		return jsonvalue.Remember(tm, "objpatch.plan/"+fingerprint(spec), compute)
+	}
+	return plans.get(fingerprint(tm, spec), compute)
 }
 
 // plans remembers plans by the content of target and spec: an object
 // resting in a state is re-planned on every check, and its target seldom
-// changes.
+// changes. A frozen target keeps its plans itself, as long as it lives.
 var plans = newMemo[map[string]any](4096)
 
 func planSpec(tm map[string]any, spec any) map[string]any {
@@ -182,13 +186,13 @@ func listedAsIs(patches []any, self map[string]any) bool {
 	if _, deleting := md["deletionTimestamp"]; deleting || !claimsOf(self, md).valid {
 		return false
 	}
-	k := claimantKey(self)
+	name, ns := str(md["name"]), str(md["namespace"])
 	for _, it := range patches {
-		obj, ok := it.(map[string]any)
-		if !ok || claimantKey(obj) != k {
+		obj, _ := it.(map[string]any)
+		omd, _ := obj["metadata"].(map[string]any)
+		if str(omd["name"]) != name || str(omd["namespace"]) != ns {
 			continue
 		}
-		omd, _ := obj["metadata"].(map[string]any)
 		_, deleting := omd["deletionTimestamp"]
 		return !deleting && str(omd["creationTimestamp"]) == str(md["creationTimestamp"]) &&
 			jsonvalue.Hash(obj["spec"]) == jsonvalue.Hash(self["spec"])
@@ -316,32 +320,39 @@ type specClaims struct {
 }
 
 // claimsBySpec remembers claims by namespace and spec: every sibling patch
-// is arbitrated again on every check of every patch.
+// is arbitrated again on every check of every patch. A frozen patch keeps
+// its claims itself.
 var claimsBySpec = newMemo[specClaims](8192)
 
 func claimsOf(obj, md map[string]any) specClaims {
-	return claimsBySpec.get(str(md["namespace"])+"/"+fingerprint(obj["spec"]), func() specClaims {
-		spec, _ := obj["spec"].(map[string]any)
-		patch, has, ops, err := specParts(spec)
-		if err == nil {
-			err = objpatch.Validate(patch, has, ops)
-		}
-		if !has {
-			patch = nil
-		}
-		tr, _ := spec["targetRef"].(map[string]any)
-		av, _ := tr["apiVersion"].(string)
-		group := ""
-		if i := strings.Index(av, "/"); i >= 0 {
-			group = av[:i]
-		}
-		ns, _ := md["namespace"].(string)
-		return specClaims{
-			valid:  err == nil,
-			target: strings.Join([]string{group, str(tr["kind"]), ns, str(tr["name"])}, "/"),
-			claims: objpatch.Claims(patch, ops),
-		}
-	})
+	if jsonvalue.Frozen(obj) {
+		return jsonvalue.Remember(obj, "objpatch.claims", func() specClaims { return computeClaims(obj, md) })
+	}
+	return claimsBySpec.get(str(md["namespace"])+"/"+fingerprint(obj["spec"]), func() specClaims { return computeClaims(obj, md) })
+}
+
+// computeClaims reads what a patch's spec claims in its namespace.
+func computeClaims(obj, md map[string]any) specClaims {
+	spec, _ := obj["spec"].(map[string]any)
+	patch, has, ops, err := specParts(spec)
+	if err == nil {
+		err = objpatch.Validate(patch, has, ops)
+	}
+	if !has {
+		patch = nil
+	}
+	tr, _ := spec["targetRef"].(map[string]any)
+	av, _ := tr["apiVersion"].(string)
+	group := ""
+	if i := strings.Index(av, "/"); i >= 0 {
+		group = av[:i]
+	}
+	ns, _ := md["namespace"].(string)
+	return specClaims{
+		valid:  err == nil,
+		target: strings.Join([]string{group, str(tr["kind"]), ns, str(tr["name"])}, "/"),
+		claims: objpatch.Claims(patch, ops),
+	}
 }
 
 func str(v any) string {

@@ -68,6 +68,9 @@ func Freeze(v map[string]any) map[string]any {
 	return v
 }
 
+// Frozen reports whether v is frozen (and not thawed since).
+func Frozen(v map[string]any) bool { return lookupFrozen(v) != nil }
+
 // lookupFrozen returns the registration of v, or nil.
 func lookupFrozen(v any) *frozenMap {
 	if frozen.count.Load() == 0 {
