@@ -158,7 +158,7 @@ func (r *runner) sawNow(m *fsm.Machine, ref adapters.Ref, rep engine.Report, c e
 			return false
 		}
 	}
-	stored, ok := r.cluster.Object(ref)
+	stored, ok := r.peek(ref)
 	if !ok {
 		return false
 	}

@@ -393,10 +393,21 @@ func (r *runner) flush(trace bool) {
 	}
 }
 
+// peek reads an object without copying it where the cluster can (the
+// simulator shares one read-only copy per version); the runner only reads.
+func (r *runner) peek(ref adapters.Ref) (map[string]any, bool) {
+	if p, ok := r.cluster.(interface {
+		Peek(adapters.Ref) (map[string]any, bool)
+	}); ok {
+		return p.Peek(ref)
+	}
+	return r.cluster.Object(ref)
+}
+
 // controller returns the controller owner of ref when a machine drives the
 // owner's kind.
 func (r *runner) controller(ref adapters.Ref) (adapters.Ref, bool) {
-	obj, ok := r.cluster.Object(ref)
+	obj, ok := r.peek(ref)
 	if !ok {
 		return adapters.Ref{}, false
 	}

@@ -554,7 +554,7 @@ func (c *Cluster) commit(k *kindInfo, req adapters.Request, key objKey, old *ent
 		if !req.DryRun {
 			old.managed = managed
 		}
-		return ok(old.obj)
+		return c.stored(old)
 	}
 	if req.DryRun {
 		if old == nil {
@@ -578,7 +578,13 @@ func (c *Cluster) commit(k *kindInfo, req adapters.Request, key objKey, old *ent
 	old.managed = managed
 	c.changed(obj, req.Subresource == "status")
 	c.afterStore(k, key, old)
-	return ok(obj)
+	return c.stored(old)
+}
+
+// stored is the result of a write that leaves e stored: the object as a
+// reader gets it (with WithSharedReads, the copy every reader shares).
+func (c *Cluster) stored(e *entry) adapters.Result {
+	return adapters.Result{Outcome: adapters.OK, Object: c.read(e)}
 }
 
 func generationOf(obj map[string]any) int64 {

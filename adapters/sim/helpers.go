@@ -74,6 +74,19 @@ func (c *Cluster) stage(obj map[string]any) error {
 	return nil
 }
 
+// Peek returns the stored object ref names as a reader gets it: with
+// WithSharedReads the copy every reader shares, which must not be changed;
+// otherwise a copy.
+func (c *Cluster) Peek(ref adapters.Ref) (map[string]any, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, found := c.objects[objKey{ref.APIVersion, ref.Kind, ref.Namespace, ref.Name}]
+	if !found {
+		return nil, false
+	}
+	return c.read(e), true
+}
+
 // Object returns a copy of the stored object ref names.
 func (c *Cluster) Object(ref adapters.Ref) (map[string]any, bool) {
 	c.mu.Lock()
