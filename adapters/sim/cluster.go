@@ -506,7 +506,7 @@ func (c *Cluster) commit(k *kindInfo, req adapters.Request, key objKey, old *ent
 		oldMD := metadata(old.obj)
 		if req.Subresource == "status" {
 			// Only .status may change through the status subresource.
-			obj = copyObject(old.obj)
+			obj = c.candidate(old.obj)
 			if st, has := candidate["status"]; has {
 				obj["status"] = st
 			} else {
@@ -579,6 +579,33 @@ func (c *Cluster) commit(k *kindInfo, req adapters.Request, key objKey, old *ent
 	c.changed(obj, req.Subresource == "status")
 	c.afterStore(k, key, old)
 	return c.stored(old)
+}
+
+// candidate returns an object to write that shares what it can with obj,
+// a stored object or a merge of one: the top level and the metadata, which
+// a write changes, are its own; below them values are shared, which is
+// safe because a stored object is replaced, never changed in place, below
+// its metadata (the frozen copies readers get are copies). When a mutating
+// admission hook is installed, which may change anything, it is a deep
+// copy.
+func (c *Cluster) candidate(obj map[string]any) map[string]any {
+	for _, a := range c.admissions {
+		if a.Mutate != nil {
+			return copyObject(obj)
+		}
+	}
+	out := make(map[string]any, len(obj))
+	for k, v := range obj {
+		out[k] = v
+	}
+	if md, ok := obj["metadata"].(map[string]any); ok {
+		m := make(map[string]any, len(md))
+		for k, v := range md {
+			m[k] = v
+		}
+		out["metadata"] = m
+	}
+	return out
 }
 
 // stored is the result of a write that leaves e stored: the object as a

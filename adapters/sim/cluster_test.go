@@ -629,3 +629,44 @@ func TestChangeCounters(t *testing.T) {
 		t.Fatal("registering a kind did not move discovery")
 	}
 }
+
+// A patch shares unchanged values with the stored object it replaces; a
+// refused patch leaves the stored object as it was, and a reader's copy
+// of an earlier version never changes.
+func TestPatchSharesSafely(t *testing.T) {
+	c := New(NewClock(DefaultEpoch), WithSharedReads())
+	c.RegisterKind("example.com/v1", "Widget", adapters.Namespaced, KindOptions{HasStatus: true, Immutable: []string{"/spec/fixed"}})
+	ctx := context.Background()
+	ref := adapters.Ref{APIVersion: "example.com/v1", Kind: "Widget", Namespace: "default", Name: "w"}
+	do := func(req adapters.Request) adapters.Result {
+		t.Helper()
+		req.Ref = ref
+		return c.Do(ctx, req)
+	}
+	if res := do(adapters.Request{Verb: adapters.Create, Body: []byte(`{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w","namespace":"default","labels":{"a":"1"}},"spec":{"fixed":"x","deep":{"list":[1,2]}}}`)}); res.Outcome != adapters.OK {
+		t.Fatal(res.Message)
+	}
+	first, _ := c.Peek(ref)
+	firstJSON := mustJSON(first)
+	if res := do(adapters.Request{Verb: adapters.Patch, Subresource: "status", PatchType: adapters.MergePatch, Body: []byte(`{"status":{"ok":true}}`)}); res.Outcome != adapters.OK {
+		t.Fatal(res.Message)
+	}
+	if res := do(adapters.Request{Verb: adapters.Patch, PatchType: adapters.MergePatch, Body: []byte(`{"metadata":{"labels":{"b":"2"}},"spec":{"deep":{"more":true}}}`)}); res.Outcome != adapters.OK {
+		t.Fatal(res.Message)
+	}
+	before, _ := c.Object(ref)
+	if res := do(adapters.Request{Verb: adapters.Patch, PatchType: adapters.MergePatch, Body: []byte(`{"metadata":{"labels":{"c":"3"}},"spec":{"fixed":"y","deep":{"list":[9]}}}`)}); res.Outcome != adapters.Invalid {
+		t.Fatalf("changing an immutable field: %s %s", res.Outcome, res.Message)
+	}
+	after, _ := c.Object(ref)
+	if !jsonvalue.Equal(before, after) {
+		t.Errorf("a refused patch changed the stored object:\n%s\n%s", mustJSON(before), mustJSON(after))
+	}
+	if got := mustJSON(first); string(got) != string(firstJSON) {
+		t.Errorf("a reader's copy changed:\n%s\n%s", firstJSON, got)
+	}
+	want := map[string]any{"fixed": "x", "deep": map[string]any{"list": []any{int64(1), int64(2)}, "more": true}}
+	if !jsonvalue.Equal(after["spec"], want) || !jsonvalue.Equal(after["status"], map[string]any{"ok": true}) {
+		t.Errorf("stored %s", mustJSON(after))
+	}
+}

@@ -38,7 +38,7 @@ func (c *Cluster) patch(k *kindInfo, req adapters.Request) adapters.Result {
 		// An object body merges value by value (RFC 7386); any other
 		// body takes the byte path below, which reports it.
 		if p, err := decodeObject(req.Body); err == nil {
-			return c.commitPatched(k, req, key, e, jsonvalue.DeepCopy(jsonvalue.MergePatch(e.obj, p)).(map[string]any))
+			return c.commitPatched(k, req, key, e, c.candidate(jsonvalue.MergePatch(e.obj, p).(map[string]any)))
 		}
 	}
 	cur := mustJSON(e.obj)
