@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"github.com/statecraft/statecraft/adapters"
+	"github.com/statecraft/statecraft/adapters/sim"
 	"github.com/statecraft/statecraft/engine"
 	"github.com/statecraft/statecraft/fsm"
 	"github.com/statecraft/statecraft/internal/jsonvalue"
@@ -12,89 +13,108 @@ import (
 // nothing. When the engine certifies a rest (engine.Certify), the runner
 // notes what the decision read and how far the cluster had come, and skips
 // the rechecks that follow while nothing it read has changed and no time
-// gate of the decision has moved. A skipped recheck produces no trace line
+// gate of the decision has moved. The simulator reports each change as it
+// makes it (sim.OnChange), and the runner marks dirty the rests that read
+// what changed, so a skipped recheck costs a look at one flag. A skipped recheck produces no trace line
 // (a rest never does); the only difference is the reads it does not make.
 
-// changeCounter is a cluster that counts its changes (the simulator).
-type changeCounter interface {
-	Version(ref adapters.Ref) (resourceVersion string, exists bool)
-	Changes(apiVersion, kind, namespace string) (all, outsideStatus uint64)
+// changeWatcher is a cluster that reports its changes as it makes them
+// (the simulator).
+type changeWatcher interface {
+	OnChange(func(sim.Change))
 	DiscoveryChanges() uint64
 }
 
-// resting is a certified rest and the state of what it read.
+// resting is a certified rest. It turns dirty when anything it read
+// changes: the object itself, an object it got, or an object of a list it
+// read (outside status, for a status-blind list).
 type resting struct {
 	cert      engine.Rest
-	self      string // the object's resourceVersion
-	gets      []readVersion
-	lists     []listChanges
 	discovery uint64
+	dirty     bool
 }
 
-type readVersion struct {
-	ref     adapters.Ref
-	version string
-	exists  bool
+type listKey struct{ apiVersion, kind, namespace string }
+
+// listWatch is a resting object that read a list.
+type listWatch struct {
+	rest  *resting
+	blind bool // only changes outside status count
 }
 
-type listChanges struct {
-	apiVersion, kind, namespace string
-	blind                       bool // only changes outside status count
-	count                       uint64
+// watches are the certified reads of resting objects, by what they read.
+// Each set holds at most one entry per object (its latest rest); an entry
+// of a rest since given up is harmless (marking it dirty changes nothing)
+// and goes with the next change it concerns.
+type watches struct {
+	gets  map[adapters.Ref]map[*driven]*resting
+	lists map[listKey]map[*driven]listWatch
 }
 
-func (r *runner) resting(ref adapters.Ref, c engine.Rest) *resting {
+func (r *runner) resting(d *driven, c engine.Rest) *resting {
 	rest := &resting{cert: c, discovery: r.changes.DiscoveryChanges()}
-	rest.self, _ = r.changes.Version(ref)
+	r.watchGet(d.ref, d, rest)
 	for _, rd := range c.Reads {
 		switch {
 		case rd.Skip || rd.Err != nil:
 			// Nothing was read: the same inputs skip it again.
 		case rd.List:
-			lc := listChanges{apiVersion: rd.Ref.APIVersion, kind: rd.Ref.Kind, namespace: rd.Ref.Namespace, blind: rd.StatusBlind}
-			lc.count = lc.now(r.changes)
-			rest.lists = append(rest.lists, lc)
+			k := listKey{rd.Ref.APIVersion, rd.Ref.Kind, rd.Ref.Namespace}
+			set := r.watches.lists[k]
+			if set == nil {
+				set = map[*driven]listWatch{}
+				r.watches.lists[k] = set
+			}
+			set[d] = listWatch{rest: rest, blind: rd.StatusBlind}
 		default:
-			v := readVersion{ref: rd.Ref}
-			v.version, v.exists = r.changes.Version(rd.Ref)
-			rest.gets = append(rest.gets, v)
+			r.watchGet(rd.Ref, d, rest)
 		}
 	}
 	return rest
 }
 
-func (lc listChanges) now(cc changeCounter) uint64 {
-	all, outside := cc.Changes(lc.apiVersion, lc.kind, lc.namespace)
-	if lc.blind {
-		return outside
+func (r *runner) watchGet(ref adapters.Ref, d *driven, rest *resting) {
+	set := r.watches.gets[ref]
+	if set == nil {
+		set = map[*driven]*resting{}
+		r.watches.gets[ref] = set
 	}
-	return all
+	set[d] = rest
 }
 
-// stillResting reports whether a recheck of ref now would read what its
+// changed marks dirty the rests that read what ch changed. A list of every
+// namespace is watched under the namespace "".
+func (r *runner) changed(ch sim.Change) {
+	for _, rest := range r.watches.gets[ch.Ref] {
+		rest.dirty = true
+	}
+	delete(r.watches.gets, ch.Ref)
+	for _, ns := range [2]string{ch.Ref.Namespace, ""} {
+		k := listKey{ch.Ref.APIVersion, ch.Ref.Kind, ns}
+		set := r.watches.lists[k]
+		for d, w := range set {
+			if !ch.StatusOnly || !w.blind {
+				w.rest.dirty = true
+				delete(set, d)
+			}
+		}
+		if ch.Ref.Namespace == "" {
+			break
+		}
+	}
+}
+
+// stillResting reports whether a recheck of d now would read what its
 // certified rest read, at a time the rest still holds.
 func (r *runner) stillResting(d *driven) bool {
-	rest, now := d.rest, r.clock.Now()
-	if until := rest.cert.Until; !until.IsZero() && !now.Before(until) {
+	rest := d.rest
+	if rest.dirty {
 		return false
 	}
-	if r.changes.DiscoveryChanges() != rest.discovery {
+	if until := rest.cert.Until; !until.IsZero() && !r.clock.Now().Before(until) {
 		return false
 	}
-	if v, _ := r.changes.Version(d.ref); v != rest.self {
-		return false
-	}
-	for _, g := range rest.gets {
-		if v, ok := r.changes.Version(g.ref); v != g.version || ok != g.exists {
-			return false
-		}
-	}
-	for _, lc := range rest.lists {
-		if lc.now(r.changes) != lc.count {
-			return false
-		}
-	}
-	return true
+	return r.changes.DiscoveryChanges() == rest.discovery
 }
 
 // forgetRests makes every object step at its next wake-up.

@@ -1,7 +1,6 @@
 package scenario
 
 import (
-	"container/heap"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -146,6 +145,7 @@ const (
 
 type item struct {
 	at    time.Time
+	when  int64 // at in Unix nanoseconds, for ordering
 	kind  itemKind
 	seq   int
 	event *Event
@@ -165,26 +165,60 @@ type driven struct {
 	rest *resting
 }
 
-type queue []*item
+// queue is the runner's agenda: a binary min-heap of items by time, then
+// kind (world events, then reconciles, then expectations), then the order
+// they were queued in. Items are held by value: a week of rechecks queues
+// tens of millions of them.
+type queue []item
 
-func (q queue) Len() int { return len(q) }
-func (q queue) Less(i, j int) bool {
-	a, b := q[i], q[j]
-	if !a.at.Equal(b.at) {
-		return a.at.Before(b.at)
+func (q queue) less(i, j int) bool {
+	a, b := &q[i], &q[j]
+	if a.when != b.when {
+		return a.when < b.when
 	}
 	if a.kind != b.kind {
 		return a.kind < b.kind
 	}
 	return a.seq < b.seq
 }
-func (q queue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
-func (q *queue) Push(x any)   { *q = append(*q, x.(*item)) }
-func (q *queue) Pop() any {
-	old := *q
-	it := old[len(old)-1]
-	*q = old[:len(old)-1]
-	return it
+
+func (q *queue) push(it item) {
+	*q = append(*q, it)
+	h := *q
+	for i := len(h) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !h.less(i, p) {
+			break
+		}
+		h[i], h[p] = h[p], h[i]
+		i = p
+	}
+}
+
+func (q *queue) pop() item {
+	h := *q
+	top := h[0]
+	n := len(h) - 1
+	h[0] = h[n]
+	h[n] = item{}
+	h = h[:n]
+	for i := 0; ; {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		m := l
+		if r := l + 1; r < n && h.less(r, l) {
+			m = r
+		}
+		if !h.less(m, i) {
+			break
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+	*q = h
+	return top
 }
 
 // runner drives one scenario.
@@ -204,7 +238,8 @@ type runner struct {
 	end      time.Time
 	// changes, when rests may be skipped, tells what changed in the
 	// cluster.
-	changes changeCounter
+	changes changeWatcher
+	watches watches
 }
 
 // Run executes a scenario on a fresh simulated cluster (or the cluster
@@ -235,8 +270,10 @@ func Run(ctx context.Context, s *Scenario, ms []*fsm.Machine, opts Options) (*Re
 	if _, staging := cluster.(Stager); !staging && s.stages() {
 		return nil, fmt.Errorf("%s: this scenario stages denials, faults or admission, which only the simulated cluster can", s.File)
 	}
-	if cc, ok := cluster.(changeCounter); ok && !opts.EveryStep && opts.Steps == nil && !s.stagesFaults() && !s.countsReads() {
-		r.changes = cc
+	if cw, ok := cluster.(changeWatcher); ok && !opts.EveryStep && opts.Steps == nil && !s.stagesFaults() && !s.countsReads() {
+		r.changes = cw
+		r.watches = watches{gets: map[adapters.Ref]map[*driven]*resting{}, lists: map[listKey]map[*driven]listWatch{}}
+		cw.OnChange(r.changed)
 	}
 	for k, v := range builtinKinds {
 		r.kinds[k] = v
@@ -268,17 +305,17 @@ func Run(ctx context.Context, s *Scenario, ms []*fsm.Machine, opts Options) (*Re
 		for _, obj := range e.Create {
 			r.noteKind(obj)
 		}
-		r.push(&item{at: s.Start.Add(e.At), kind: itemEvent, event: e})
+		r.push(item{at: s.Start.Add(e.At), kind: itemEvent, event: e})
 	}
 	for _, e := range s.Expects {
-		r.push(&item{at: s.Start.Add(e.At), kind: itemExpect, exp: e})
+		r.push(item{at: s.Start.Add(e.At), kind: itemExpect, exp: e})
 	}
 	r.flush(false)
-	for r.q.Len() > 0 {
+	for len(r.q) > 0 {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		it := heap.Pop(&r.q).(*item)
+		it := r.q.pop()
 		if it.at.After(r.end) {
 			break
 		}
@@ -289,7 +326,7 @@ func Run(ctx context.Context, s *Scenario, ms []*fsm.Machine, opts Options) (*Re
 			if e := it.event; e.Every > 0 {
 				next := it.at.Add(e.Every)
 				if e.Until == 0 || !next.After(s.Start.Add(e.Until)) {
-					r.push(&item{at: next, kind: itemEvent, event: e})
+					r.push(item{at: next, kind: itemEvent, event: e})
 				}
 			}
 		case itemReconcile:
@@ -314,10 +351,11 @@ func Run(ctx context.Context, s *Scenario, ms []*fsm.Machine, opts Options) (*Re
 	return r.res, nil
 }
 
-func (r *runner) push(it *item) {
+func (r *runner) push(it item) {
 	r.seq++
 	it.seq = r.seq
-	heap.Push(&r.q, it)
+	it.when = it.at.UnixNano()
+	r.q.push(it)
 }
 
 // schedule wakes ref at at, when a machine drives its kind.
@@ -337,7 +375,7 @@ func (r *runner) schedule(ref adapters.Ref, at time.Time) {
 // wake queues a reconcile of d at at, superseding any queued before.
 func (r *runner) wake(d *driven, at time.Time) {
 	d.gen++
-	r.push(&item{at: at, kind: itemReconcile, obj: d, gen: d.gen})
+	r.push(item{at: at, kind: itemReconcile, obj: d, gen: d.gen})
 }
 
 func (r *runner) noteKind(obj map[string]any) {
@@ -528,7 +566,7 @@ func (r *runner) reconcile(ctx context.Context, d *driven) error {
 	r.current = adapters.Ref{}
 	if err == nil && r.changes != nil && rep.Rest != nil {
 		if c, ok := engine.Certify(m, rep.RestSnapshot, rep.Rest); ok && r.sawNow(m, ref, rep, c) {
-			d.rest = r.resting(ref, c)
+			d.rest = r.resting(d, c)
 		}
 	}
 	if err != nil {

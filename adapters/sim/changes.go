@@ -17,13 +17,40 @@ type changeCount struct {
 // allNamespaces keys the per-kind counters that count every namespace.
 const allNamespaces = "\x00all"
 
+// A Change is one change of a stored object as the counters count it: a
+// create, a change (StatusOnly when it could change nothing but .status) or
+// a removal. Every change moves the object's resourceVersion (or removes
+// it) and its kind's counters.
+type Change struct {
+	Ref        adapters.Ref
+	StatusOnly bool
+}
+
+// OnChange calls fn with every change from now on, in order, as it is
+// made. fn runs under the cluster's lock: it must not call the cluster. It
+// lets a caller that keeps many certified reads (the scenario runner's
+// resting objects) mark the few a change concerns instead of comparing
+// counters on every recheck.
+func (c *Cluster) OnChange(fn func(Change)) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.onChange = append(c.onChange, fn)
+}
+
 // changed records a change of a stored object: its kind and namespace's
 // counters move. statusOnly is true for a write that could change nothing
 // but .status (the status subresource).
 func (c *Cluster) changed(obj map[string]any, statusOnly bool) {
 	av, _ := obj["apiVersion"].(string)
 	kind, _ := obj["kind"].(string)
-	for _, ns := range []string{metaString(obj, "namespace"), allNamespaces} {
+	ns := metaString(obj, "namespace")
+	if len(c.onChange) > 0 {
+		ch := Change{Ref: adapters.Ref{APIVersion: av, Kind: kind, Namespace: ns, Name: metaString(obj, "name")}, StatusOnly: statusOnly}
+		for _, fn := range c.onChange {
+			fn(ch)
+		}
+	}
+	for _, ns := range [2]string{ns, allNamespaces} {
 		k := kindNS{av, kind, ns}
 		n := c.changes[k]
 		if n == nil {

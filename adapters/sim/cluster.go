@@ -29,7 +29,8 @@ type Cluster struct {
 	sharedReads bool
 	byUID       map[string]objKey
 	changes     map[kindNS]*changeCount // see changes.go
-	discovery   uint64                  // changes to the served kinds
+	onChange    []func(Change)
+	discovery   uint64 // changes to the served kinds
 
 	rv      int64 // last resourceVersion handed out
 	uidSeq  int64
