@@ -53,13 +53,23 @@ type objKey struct{ apiVersion, kind, namespace, name string }
 
 type entry struct {
 	obj map[string]any
-	// frozen, with WithSharedReads, is the copy of obj handed to readers;
+	// frozen, with WithSharedReads, is obj once handed to readers (frozen);
 	// nil until first read after a change.
 	frozen map[string]any
 	// managed records which manager owns which leaf fields (JSON pointers).
 	managed map[managerKey]map[string]bool
 	// version is obj's metadata.resourceVersion, kept at hand for Version.
 	version string
+}
+
+// own gives e a private copy of its object, to change in place: with
+// WithSharedReads the stored object is the one readers share, and a
+// write's result shares what it did not change with the object it
+// replaced. (Writes change nothing in place: they build a candidate.)
+func (e *entry) own() map[string]any {
+	e.thaw()
+	e.obj = copyObject(e.obj)
+	return e.obj
 }
 
 // thaw drops the copy handed to readers: the object changed.
@@ -266,7 +276,8 @@ func (c *Cluster) read(e *entry) map[string]any {
 		return copyObject(e.obj)
 	}
 	if e.frozen == nil {
-		e.frozen = jsonvalue.Freeze(copyObject(e.obj))
+		// Stored objects are never changed in place but through own.
+		e.frozen = jsonvalue.Freeze(e.obj)
 	}
 	return e.frozen
 }

@@ -670,3 +670,65 @@ func TestPatchSharesSafely(t *testing.T) {
 		t.Errorf("stored %s", mustJSON(after))
 	}
 }
+
+// TestServerChangesLeaveReadsAlone: readers share the stored object itself
+// (WithSharedReads), so the server's own changes (deletion with
+// finalizers, the garbage collector dropping an owner reference, the end of
+// a foreground deletion) must replace it rather than change it in place.
+func TestServerChangesLeaveReadsAlone(t *testing.T) {
+	c := New(NewClock(DefaultEpoch), WithSharedReads())
+	c.RegisterKind("example.com/v1", "Widget", adapters.Namespaced, KindOptions{HasStatus: true})
+	ctx := context.Background()
+	ref := func(name string) adapters.Ref {
+		return adapters.Ref{APIVersion: "example.com/v1", Kind: "Widget", Namespace: "default", Name: name}
+	}
+	create := func(body string) {
+		t.Helper()
+		if res := c.Do(ctx, adapters.Request{Verb: adapters.Create, Ref: ref(""), Body: []byte(body)}); res.Outcome != adapters.OK {
+			t.Fatal(res.Message)
+		}
+	}
+	create(`{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"owner","namespace":"default","finalizers":["keep"]},"spec":{"a":1}}`)
+	owner, _ := c.Peek(ref("owner"))
+	uid := metaString(owner, "uid")
+	create(`{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"dep","namespace":"default","ownerReferences":[{"apiVersion":"example.com/v1","kind":"Widget","name":"owner","uid":"` + uid + `","blockOwnerDeletion":true}]},"spec":{"b":2}}`)
+	dep, _ := c.Peek(ref("dep"))
+	ownerJSON, depJSON := string(mustJSON(owner)), string(mustJSON(dep))
+
+	// Orphan: the dependent loses its owner reference; the owner is marked
+	// deleting (it has a finalizer).
+	if res := c.Do(ctx, adapters.Request{Verb: adapters.Delete, Ref: ref("owner"), Propagation: "Orphan"}); res.Outcome != adapters.OK {
+		t.Fatal(res.Message)
+	}
+	if got := string(mustJSON(owner)); got != ownerJSON {
+		t.Errorf("marking the owner deleting changed a reader's copy:\n%s\n%s", ownerJSON, got)
+	}
+	if got := string(mustJSON(dep)); got != depJSON {
+		t.Errorf("orphaning changed a reader's copy:\n%s\n%s", depJSON, got)
+	}
+	nowOwner, _ := c.Peek(ref("owner"))
+	nowDep, _ := c.Peek(ref("dep"))
+	if metaString(nowOwner, "deletionTimestamp") == "" || metadata(nowDep)["ownerReferences"] != nil {
+		t.Errorf("the server's changes were not stored: %s %s", mustJSON(nowOwner), mustJSON(nowDep))
+	}
+
+	// Foreground: the owner is marked deleting with the foreground
+	// finalizer, its dependent is collected, and the finalizer goes.
+	create(`{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"fg","namespace":"default","finalizers":["keep"]}}`)
+	fg, _ := c.Peek(ref("fg"))
+	fgJSON := string(mustJSON(fg))
+	create(`{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"child","namespace":"default","ownerReferences":[{"apiVersion":"example.com/v1","kind":"Widget","name":"fg","uid":"` + metaString(fg, "uid") + `","blockOwnerDeletion":true}]}}`)
+	if res := c.Do(ctx, adapters.Request{Verb: adapters.Delete, Ref: ref("fg"), Propagation: "Foreground"}); res.Outcome != adapters.OK {
+		t.Fatal(res.Message)
+	}
+	if got := string(mustJSON(fg)); got != fgJSON {
+		t.Errorf("the foreground deletion changed a reader's copy:\n%s\n%s", fgJSON, got)
+	}
+	if _, still := c.Peek(ref("child")); still {
+		t.Fatal("the dependent of a foreground deletion was not removed")
+	}
+	done, _ := c.Peek(ref("fg"))
+	if fins := stringList(metadata(done)["finalizers"]); metaString(done, "deletionTimestamp") == "" || len(fins) != 1 || fins[0] != "keep" {
+		t.Errorf("foreground deletion stored %s", mustJSON(done))
+	}
+}

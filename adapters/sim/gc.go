@@ -67,7 +67,7 @@ func (c *Cluster) deleteObject(key objKey, prop string) map[string]any {
 	if !isNamespace && prop != "Foreground" && len(stringList(metadata(e.obj)["finalizers"])) == 0 {
 		return c.remove(key)
 	}
-	c.markDeleting(e.obj, prop == "Foreground")
+	c.markDeleting(e.own(), prop == "Foreground")
 	c.touch(e)
 	uid := metaString(e.obj, "uid")
 	switch {
@@ -107,7 +107,8 @@ func (c *Cluster) markDeleting(obj map[string]any, foreground bool) {
 	}
 }
 
-// touch records a server-side change of a stored object: a new resourceVersion.
+// touch records a server-side change of a stored object, made in place on
+// e.own(): a new resourceVersion.
 func (c *Cluster) touch(e *entry) {
 	c.rv++
 	e.version = strconv.FormatInt(c.rv, 10)
@@ -252,8 +253,7 @@ func (c *Cluster) removeOwnerRefs(e *entry, uids []string) {
 	if len(uids) == 0 {
 		return
 	}
-	md := metadata(e.obj)
-	l, _ := md["ownerReferences"].([]any)
+	l, _ := metadata(e.obj)["ownerReferences"].([]any)
 	var kept []any
 	for _, r := range l {
 		m, _ := r.(map[string]any)
@@ -264,6 +264,7 @@ func (c *Cluster) removeOwnerRefs(e *entry, uids []string) {
 	if len(kept) == len(l) {
 		return
 	}
+	md := metadata(e.own())
 	if len(kept) == 0 {
 		delete(md, "ownerReferences")
 	} else {
@@ -295,7 +296,7 @@ func (c *Cluster) reconcileForeground(uid string) {
 	}
 	key := c.byUID[uid]
 	e := c.objects[key]
-	md := metadata(e.obj)
+	md := metadata(e.own())
 	var fins []string
 	for _, f := range stringList(md["finalizers"]) {
 		if f != foregroundFinalizer {
@@ -382,7 +383,7 @@ func (c *Cluster) syncCRD(e *entry) {
 		c.registerLocked(g+"/"+vn, kd, sc, KindOptions{HasStatus: hasStatus, Plural: pl}, name)
 	}
 	if st, _ := e.obj["status"].(map[string]any); st == nil || st["conditions"] == nil {
-		e.obj["status"] = map[string]any{
+		e.own()["status"] = map[string]any{
 			"acceptedNames": jsonvalue.DeepCopy(e.obj["spec"].(map[string]any)["names"]),
 			"conditions": []any{
 				map[string]any{"type": "NamesAccepted", "status": "True", "reason": "NoConflicts", "lastTransitionTime": timestamp(c.clock.Now())},
