@@ -162,19 +162,7 @@ func diffLeaves(old, new any, prefix string, removed, changed func(p string)) {
 	newBranch := newMap && (len(nm) > 0 || prefix == "")
 	switch {
 	case oldBranch && newBranch:
-		for k, ov := range om {
-			p := prefix + "/" + jsonvalue.EscapeToken(k)
-			if nv, has := nm[k]; has {
-				diffLeaves(ov, nv, p, removed, changed)
-			} else {
-				eachLeaf(ov, p, removed)
-			}
-		}
-		for k, nv := range nm {
-			if _, had := om[k]; !had {
-				eachLeaf(nv, prefix+"/"+jsonvalue.EscapeToken(k), changed)
-			}
-		}
+		diffMembers(om, nm, prefix, nil, removed, changed)
 	case oldBranch:
 		eachLeaf(old, prefix, removed)
 		changed(prefix)
@@ -186,6 +174,56 @@ func diffLeaves(old, new any, prefix string, removed, changed func(p string)) {
 			changed(prefix)
 		}
 	}
+}
+
+// diffMembers is diffLeaves for the members of two maps at prefix, those
+// keep accepts (nil: all). A member path is only built where something may
+// differ: most members of a written object are the same values.
+func diffMembers(om, nm map[string]any, prefix string, keep func(string) bool, removed, changed func(p string)) {
+	for k, ov := range om {
+		if keep != nil && !keep(k) {
+			continue
+		}
+		nv, has := nm[k]
+		if !has {
+			eachLeaf(ov, prefix+"/"+jsonvalue.EscapeToken(k), removed)
+			continue
+		}
+		if scalarEqual(ov, nv) {
+			continue
+		}
+		diffLeaves(ov, nv, prefix+"/"+jsonvalue.EscapeToken(k), removed, changed)
+	}
+	for k, nv := range nm {
+		if keep != nil && !keep(k) {
+			continue
+		}
+		if _, had := om[k]; !had {
+			eachLeaf(nv, prefix+"/"+jsonvalue.EscapeToken(k), changed)
+		}
+	}
+}
+
+// scalarEqual reports whether a and b are equal values that are not maps
+// (a leaf diffLeaves would find unchanged).
+func scalarEqual(a, b any) bool {
+	switch x := a.(type) {
+	case string:
+		y, ok := b.(string)
+		return ok && x == y
+	case bool:
+		y, ok := b.(bool)
+		return ok && x == y
+	case int64:
+		y, ok := b.(int64)
+		return ok && x == y
+	case map[string]any:
+		return false
+	}
+	if _, ok := b.(map[string]any); ok {
+		return false
+	}
+	return jsonvalue.Equal(a, b)
 }
 
 func eachLeaf(v any, prefix string, f func(p string)) {

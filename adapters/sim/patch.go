@@ -284,52 +284,69 @@ func notOwnable(k *kindInfo, subresource, p string) bool {
 // leave every manager.
 func updateOwnership(k *kindInfo, req adapters.Request, prev map[managerKey]map[string]bool, oldObj, newObj map[string]any) map[managerKey]map[string]bool {
 	me := managerKey{fieldManager(req), "Update", req.Subresource}
-	managed := map[managerKey]map[string]bool{}
-	for mk, fields := range prev {
-		managed[mk] = cloneSet(fields)
-	}
 	var removed, changed []string
-	var old any = map[string]any{}
-	if oldObj != nil {
-		old = oldObj
+	onRemoved := func(p string) {
+		if !notOwnable(k, req.Subresource, p) {
+			removed = append(removed, p)
+		}
 	}
-	diffLeaves(old, newObj, "",
-		func(p string) {
-			if !notOwnable(k, req.Subresource, p) {
-				removed = append(removed, p)
+	onChanged := func(p string) {
+		if !notOwnable(k, req.Subresource, p) {
+			changed = append(changed, p)
+		}
+	}
+	// Only what the request may own is compared: under the status
+	// subresource .status alone, elsewhere all but a status subresource's
+	// .status (notOwnable would drop every path found there).
+	var keep func(string) bool
+	switch {
+	case req.Subresource == "status":
+		keep = func(key string) bool { return key == "status" }
+	case k.opts.HasStatus:
+		keep = func(key string) bool { return key != "status" }
+	}
+	diffMembers(oldObj, newObj, "", keep, onRemoved, onChanged)
+	// The sets of prev are shared with the stored entry (and, after a
+	// refused or dry-run write, must stay as they are): a set is copied
+	// only when it changes.
+	managed := make(map[managerKey]map[string]bool, len(prev)+1)
+	for mk, fields := range prev {
+		managed[mk] = fields
+	}
+	copied := map[managerKey]bool{}
+	drop := func(mk managerKey, p string) {
+		fields := managed[mk]
+		for q := range fields {
+			if overlaps(p, q) {
+				if !copied[mk] {
+					fields = cloneSet(fields)
+					managed[mk], copied[mk] = fields, true
+				}
+				delete(fields, q)
 			}
-		},
-		func(p string) {
-			if !notOwnable(k, req.Subresource, p) {
-				changed = append(changed, p)
-			}
-		})
+		}
+	}
 	for _, p := range removed {
-		for _, fields := range managed {
-			removeOverlapping(fields, p)
+		for mk := range managed {
+			drop(mk, p)
 		}
 	}
 	for _, p := range changed {
-		for mk, fields := range managed {
+		for mk := range managed {
 			if mk != me {
-				removeOverlapping(fields, p)
+				drop(mk, p)
 			}
 		}
-		if managed[me] == nil {
-			managed[me] = map[string]bool{}
+		if mine := managed[me]; !mine[p] {
+			if !copied[me] {
+				mine = cloneSet(mine)
+				managed[me], copied[me] = mine, true
+			}
+			mine[p] = true
 		}
-		managed[me][p] = true
 	}
 	dropEmptyManagers(managed)
 	return managed
-}
-
-func removeOverlapping(fields map[string]bool, p string) {
-	for q := range fields {
-		if overlaps(p, q) {
-			delete(fields, q)
-		}
-	}
 }
 
 func cloneSet(s map[string]bool) map[string]bool {

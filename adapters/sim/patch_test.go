@@ -112,6 +112,22 @@ func TestManagedFields(t *testing.T) {
 	if c.ManagedFields(cmRef("default", "zz")) != nil {
 		t.Error("ManagedFields of a missing object")
 	}
+
+	// A dry-run write, and one admission refuses, take nothing from the
+	// stored owners (the sets are shared with the stored object).
+	mustOK(t, do(c, adapters.Request{Verb: adapters.Patch, PatchType: adapters.MergePatch, Ref: cmRef("default", "a"), Body: []byte(`{"data":{"x":"9","y":"9"}}`), Identity: "carol", DryRun: true}))
+	if got := c.ManagedFields(cmRef("default", "a")); !jsonvalue.Equal(got, want) {
+		t.Errorf("after a dry run, ManagedFields = %+v, want %+v", got, want)
+	}
+	// A live one moves both fields to its manager.
+	mustOK(t, do(c, adapters.Request{Verb: adapters.Patch, PatchType: adapters.MergePatch, Ref: cmRef("default", "a"), Body: []byte(`{"data":{"x":"9","y":"9"}}`), Identity: "carol"}))
+	want = []ManagedFields{
+		{Manager: "alpha", Operation: "Apply", Fields: []string{"/metadata/labels/l"}},
+		{Manager: "carol", Operation: "Update", Fields: []string{"/data/x", "/data/y"}},
+	}
+	if got := c.ManagedFields(cmRef("default", "a")); !jsonvalue.Equal(got, want) {
+		t.Errorf("after a live patch, ManagedFields = %+v, want %+v", got, want)
+	}
 }
 
 func TestApplyPrunesMapsItEmptied(t *testing.T) {
