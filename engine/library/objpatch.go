@@ -2,14 +2,12 @@ package library
 
 import (
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"hash/maphash"
 	"strconv"
 	"strings"
 	"time"
 
-	jsonpatch "github.com/evanphx/json-patch/v5"
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
@@ -118,31 +116,11 @@ func planSpec(tm map[string]any, spec any) map[string]any {
 		out["json"] = string(res.JSONPatch)
 	}
 	if res.Changed {
-		full, err := fullMergePatch(tm, res.Object)
-		if err != nil {
-			out["ok"], out["error"] = false, err.Error()
-			return out
-		}
-		out["full"] = full
+		// What a full merge patch from the target to the planned object
+		// carries (RFC 7386, as jsonpatch.CreateMergePatch computes it).
+		out["full"] = jsonvalue.MergeDiff(tm, res.Object)
 	}
 	return out
-}
-
-// fullMergePatch returns the merge patch that takes from to to.
-func fullMergePatch(from, to map[string]any) (any, error) {
-	a, err := json.Marshal(from)
-	if err != nil {
-		return nil, err
-	}
-	b, err := json.Marshal(to)
-	if err != nil {
-		return nil, err
-	}
-	p, err := jsonpatch.CreateMergePatch(a, b)
-	if err != nil {
-		return nil, err
-	}
-	return DecodeJSON(p)
 }
 
 // SatisfiedSpec reports whether obj already matches spec: planning it

@@ -162,11 +162,16 @@ type runOutput struct {
 func (r *runner) run(start map[string]any, emit bool) (*runOutput, error) {
 	out := &runOutput{}
 	var obj map[string]any
+	// Selector operations change obj in place, so they get a copy of their
+	// own; a merge patch alone shares what it does not change with start.
 	if r.patch != nil {
-		obj = jsonvalue.DeepCopy(jsonvalue.MergePatch(start, r.patch)).(map[string]any)
+		obj = jsonvalue.MergePatch(start, r.patch).(map[string]any)
 		out.mergeChanged = !jsonvalue.Equal(start, obj)
 	} else {
-		obj = jsonvalue.DeepCopy(start).(map[string]any)
+		obj = start
+	}
+	if len(r.ops) > 0 {
+		obj = jsonvalue.DeepCopy(obj).(map[string]any)
 	}
 	selected := make([][]int, len(r.ops))
 	if len(r.ops) > 0 {
