@@ -251,8 +251,24 @@ machine "autopatch" {
       })
     CEL
   }
+  # A cluster opts out by keeping the hold annotation of ADR 0043
+  # (ichor.maesh.dev/hold: "true") on every approved machine (seed 004,
+  # section 7); Ichor's cluster reconciler reports each machine's
+  # annotations in status.machines[].annotations. The executors honour the
+  # hold too (they upgrade no held machine), so starting an operation there
+  # would only move the spec ahead of the machines: the patcher leaves the
+  # cluster alone.
+  let "held" {
+    value = <<-CEL
+      clusters.items.filter(c,
+        c.?status.?machines.orValue([]).exists(m, m.?approved.orValue(false)) &&
+        c.status.machines.filter(m, m.?approved.orValue(false)).all(m, m.?annotations[?'ichor.maesh.dev/hold'].orValue('') == 'true')
+      ).map(c, c.metadata.namespace + '/' + c.metadata.name)
+    CEL
+  }
   # One component per decision: Talos first, then Kubernetes. block is the
-  # first guard, in the seed's order, that holds the cluster back.
+  # first guard, in the seed's order, that holds the cluster back; a
+  # cluster that opted out is MachinesHeld before any guard.
   let "views" {
     value = <<-CEL
       candidates.map(x, {
@@ -265,6 +281,7 @@ machine "autopatch" {
         'from': x.talos != '' ? x.cluster.spec.talosVersion : x.cluster.spec.kubernetesVersion,
         'to': x.talos != '' ? x.talos : x.kubernetes,
         'block':
+          x.key in held ? 'MachinesHeld' :
           x.key in busy ? 'OperationUnfinished' :
           x.key in locked ? 'ClusterLocked' :
           !(x.cluster.?status.?machines.orValue([]).exists(m, m.?approved.orValue(false)) &&
@@ -290,7 +307,8 @@ machine "autopatch" {
       views.exists(v, v.block == 'OperationUnfinished') ? 'OperationUnfinished' :
       views.exists(v, v.block == 'ClusterLocked') ? 'ClusterLocked' :
       views.exists(v, v.block == 'MachinesNotReady') ? 'MachinesNotReady' :
-      views.exists(v, v.block == 'RecentlyStarted') ? 'RecentlyStarted' : 'NoCandidate'
+      views.exists(v, v.block == 'RecentlyStarted') ? 'RecentlyStarted' :
+      views.exists(v, v.block == 'MachinesHeld') ? 'MachinesHeld' : 'NoCandidate'
     CEL
   }
 
@@ -645,6 +663,14 @@ machine "autopatch" {
     when    = "wait_reason == 'RecentlyStarted' && (status.?reason.orValue('') != 'RecentlyStarted' || status.?autoPatch.?blocked.orValue('') != summary)"
     to      = Active
     reason  = RecentlyStarted
+    message = "summary"
+    set     = { "autoPatch.blocked" = "summary" }
+  }
+  transition "machines held" {
+    from    = [Active]
+    when    = "wait_reason == 'MachinesHeld' && (status.?reason.orValue('') != 'MachinesHeld' || status.?autoPatch.?blocked.orValue('') != summary)"
+    to      = Active
+    reason  = MachinesHeld
     message = "summary"
     set     = { "autoPatch.blocked" = "summary" }
   }

@@ -39,7 +39,9 @@ const (
 // which may not update a TalosCluster; the version write and the operation
 // go through impersonation of ichor-auto-patch and the admission policy
 // lets them through; forged writes are refused: the engine's own, and
-// ichor-auto-patch moving to another minor or touching another field.
+// ichor-auto-patch moving to another minor or touching another field; and
+// the compatibility policy refuses any writer's version change that goes
+// back a minor, skips one or leaves the compatibility table.
 func TestAutoPatchIdentityAndAdmission(t *testing.T) {
 	cp, kubectl := ownControlPlane(t)
 	root, err := controlplane.RepoRoot()
@@ -139,10 +141,13 @@ func TestAutoPatchIdentityAndAdmission(t *testing.T) {
 		"metadata": map[string]any{"name": "ichor", "namespace": "ichor-system"},
 		"spec":     map[string]any{"version": "1.4.0", "autoPatch": map[string]any{"enabled": true}},
 		"status": map[string]any{"installedVersion": "1.4.0", "upgradeTargets": map[string]any{
-			"checkedAt":     time.Now().UTC().Format(time.RFC3339),
-			"talos":         []any{"v1.10.3", "v1.10.5", "v1.11.0"},
-			"kubernetes":    []any{"v1.32.4", "v1.32.6"},
-			"compatibility": []any{map[string]any{"talos": "1.10", "kubernetes": []any{"1.31", "1.32"}, "cilium": []any{"1.17"}}},
+			"checkedAt":  time.Now().UTC().Format(time.RFC3339),
+			"talos":      []any{"v1.10.3", "v1.10.5", "v1.11.0"},
+			"kubernetes": []any{"v1.32.4", "v1.32.6"},
+			"compatibility": []any{
+				map[string]any{"talos": "1.10", "kubernetes": []any{"1.31", "1.32"}, "cilium": []any{"1.17"}},
+				map[string]any{"talos": "1.11", "kubernetes": []any{"1.32"}, "cilium": []any{"1.17"}},
+			},
 		}},
 	})
 	// The API server refuses a malformed window or an unknown component
@@ -276,6 +281,70 @@ func TestAutoPatchIdentityAndAdmission(t *testing.T) {
 			t.Errorf("ichor-auto-patch writing %s: %v, want a refusal by the admission policy", what, err)
 		}
 	}
+	// The compatibility check (AP-82) holds for every writer, a cluster
+	// admin included: a version change may not go to an older minor, skip
+	// one, or leave the installation's compatibility table (talos 1.10 with
+	// kubernetes 1.31 or 1.32, talos 1.11 with 1.32 here). Dry runs as the
+	// admin, whom ichor-auto-patch-limits does not limit.
+	adminUpdate := func(mutate func(u *unstructured.Unstructured)) error {
+		c := admin.Resource(clusterGVR).Namespace("fleet")
+		u, err := c.Get(ctx, "prod", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		mutate(u)
+		_, err = c.Update(ctx, u, metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}})
+		return err
+	}
+	setVersions := func(talos, kubernetes string) func(u *unstructured.Unstructured) {
+		return func(u *unstructured.Unstructured) {
+			if talos != "" {
+				unstructured.SetNestedField(u.Object, talos, "spec", "talosVersion")
+			}
+			if kubernetes != "" {
+				unstructured.SetNestedField(u.Object, kubernetes, "spec", "kubernetesVersion")
+			}
+		}
+	}
+	for policyDeadline := time.Now().Add(30 * time.Second); ; {
+		err := adminUpdate(setVersions("v1.12.0", ""))
+		if err != nil && strings.Contains(err.Error(), "ichor-compatibility") {
+			break
+		}
+		if time.Now().After(policyDeadline) {
+			t.Fatalf("ichor-compatibility not in force after 30s: %v", err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	for _, c := range []struct {
+		talos, kubernetes string
+		refused           string // the policy's message, "" when accepted
+	}{
+		{"v1.12.0", "", "ichor-compatibility: Talos v1.10.5 → v1.12.0 goes to an older minor or skips one"},
+		{"v1.9.9", "", "ichor-compatibility: Talos v1.10.5 → v1.9.9 goes to an older minor or skips one"},
+		{"", "v1.31.9", "ichor-compatibility: Kubernetes v1.32.3 → v1.31.9 goes to an older minor or skips one"},
+		{"", "v1.33.1", "ichor-compatibility: Talos v1.10.5 with Kubernetes v1.33.1 is not in the compatibility table"},
+		{"v1.11.0", "v1.33.1", "ichor-compatibility: Talos v1.11.0 with Kubernetes v1.33.1 is not in the compatibility table"},
+		{"v1.11.0", "", ""},
+		{"1.10.6", "", "is not a pair of versions"},
+		{"v1.10.6", "", ""},
+		{"", "v1.32.9", ""},
+	} {
+		err := adminUpdate(setVersions(c.talos, c.kubernetes))
+		switch {
+		case c.refused == "" && err != nil:
+			t.Errorf("the admin moving to %q/%q: %v", c.talos, c.kubernetes, err)
+		case c.refused != "" && (err == nil || !strings.Contains(err.Error(), c.refused)):
+			t.Errorf("the admin moving to %q/%q: %v, want a refusal: %s", c.talos, c.kubernetes, err, c.refused)
+		}
+	}
+	// Another field passes when the versions stay.
+	if err := adminUpdate(func(u *unstructured.Unstructured) {
+		unstructured.SetNestedField(u.Object, "https://elsewhere:6443", "spec", "endpoint")
+	}); err != nil {
+		t.Errorf("the admin changing spec.endpoint: %v", err)
+	}
+
 	// What the account may do passes the policy: a newer patch of the minor.
 	if err := update(asAutoPatch, func(u *unstructured.Unstructured) {
 		unstructured.SetNestedField(u.Object, "v1.32.6", "spec", "kubernetesVersion")
