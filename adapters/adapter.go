@@ -94,6 +94,10 @@ type Request struct {
 	Subresource string    // "" or "status"
 	PatchType   PatchType // for Patch
 	Body        []byte    // JSON: the object for Create/Update, the patch for Patch
+	// Patch, when set for a merge patch, is Body decoded: the sender had it
+	// at hand. An API may use it instead of decoding Body (the simulator
+	// does, when it is canonical); it must not change or keep it.
+	Patch map[string]any
 	DryRun      bool
 	// Identity, when set, is the user the request impersonates; empty means the
 	// engine's own service account.

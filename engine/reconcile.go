@@ -244,11 +244,12 @@ func withStatus(obj, status map[string]any) map[string]any {
 // writeStatus sends the difference between two statuses as one merge patch
 // on the status subresource.
 func writeStatus(ctx context.Context, api adapters.API, ref adapters.Ref, before, after map[string]any) error {
-	patch, err := json.Marshal(map[string]any{"status": jsonvalue.MergeDiff(before, after)})
+	value := map[string]any{"status": jsonvalue.MergeDiff(before, after)}
+	patch, err := json.Marshal(value)
 	if err != nil {
 		return err
 	}
-	res := api.Do(ctx, adapters.Request{Verb: adapters.Patch, Ref: ref, Subresource: "status", PatchType: adapters.MergePatch, Body: patch, FieldManager: "statecraft"})
+	res := api.Do(ctx, adapters.Request{Verb: adapters.Patch, Ref: ref, Subresource: "status", PatchType: adapters.MergePatch, Body: patch, Patch: value, FieldManager: "statecraft"})
 	switch res.Outcome {
 	case adapters.OK, adapters.NotFound:
 		return nil

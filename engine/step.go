@@ -364,6 +364,8 @@ func planRequest(v *vars, a *fsm.Action) (adapters.Request, error) {
 			req.Body = []byte(s) // a pre-rendered RFC 6902 document
 		} else if req.Body, err = json.Marshal(body); err != nil {
 			return req, fmt.Errorf("body: %w", err)
+		} else if m, ok := body.(map[string]any); ok && req.PatchType == adapters.MergePatch {
+			req.Patch = m
 		}
 	}
 	if a.Identity != nil {

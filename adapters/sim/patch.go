@@ -37,7 +37,11 @@ func (c *Cluster) patch(k *kindInfo, req adapters.Request) adapters.Result {
 	if req.PatchType == adapters.MergePatch {
 		// An object body merges value by value (RFC 7386); any other
 		// body takes the byte path below, which reports it.
-		if p, err := decodeObject(req.Body); err == nil {
+		p, err := req.Patch, error(nil)
+		if p == nil || !jsonvalue.IsCanonical(p) {
+			p, err = decodeObject(req.Body)
+		}
+		if err == nil {
 			return c.commitPatched(k, req, key, e, c.candidate(jsonvalue.MergePatch(e.obj, p).(map[string]any)))
 		}
 	}
