@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -659,5 +660,37 @@ func TestStateSet(t *testing.T) {
 	st := status(t, c)
 	if st["state"] != "B" || st["phase"] != "routed" || st["entered"] != "2026-01-01T00:00:00Z" {
 		t.Fatalf("status %v", st)
+	}
+}
+
+// Resolve builds a new status that shares what it does not change with the
+// status the step read: a set on a nested path copies the maps on its way
+// and leaves the read status (a shared, frozen read) as it was.
+func TestResolveLeavesReadStatusAlone(t *testing.T) {
+	m := compile(t, header+`
+  state "A" {
+    initial = true
+  }
+  state "B" {}
+  transition "go" {
+    from = [A]
+    to   = B
+    set  = { "deep.inner.x" = "2", "deep.gone" = "null" }
+  }
+}`)
+	read := map[string]any{"state": "A", "deep": map[string]any{"inner": map[string]any{"x": int64(1), "y": "kept"}, "gone": true}, "other": map[string]any{"z": int64(3)}}
+	before, _ := json.Marshal(read)
+	d := engine.Step(m, engine.Snapshot{Object: widget(map[string]any{}, read), Now: t0})
+	r, err := engine.Resolve(m, d, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after, _ := json.Marshal(read); string(after) != string(before) {
+		t.Errorf("Resolve changed the status it read:\n%s\n%s", before, after)
+	}
+	got, _ := json.Marshal(r.Status)
+	want := `{"deep":{"inner":{"x":2,"y":"kept"}},"observedGeneration":1,"other":{"z":3},"state":"B"}`
+	if string(got) != want {
+		t.Errorf("new status %s, want %s", got, want)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"reflect"
 	"time"
 
 	"github.com/statecraft/statecraft/adapters"
@@ -63,7 +62,9 @@ func Reconcile(ctx context.Context, m *fsm.Machine, api adapters.API, ref adapte
 		return rep, fmt.Errorf("get %s: %s: %s", ref, got.Outcome, got.Message)
 	}
 	obj := got.Object
-	orig := deepCopy(statusOf(obj))
+	// Statuses are never changed in place (Resolve builds each new one), so
+	// the status read is kept as it is to compare with at the end.
+	orig, _ := library.Canonical(statusOf(obj)).(map[string]any)
 	// written holds the objects this reconcile wrote: later micro-steps
 	// observe them as written instead of reading them again, so a cache
 	// that has not caught up cannot make a fresh write look undone.
@@ -125,14 +126,14 @@ func Reconcile(ctx context.Context, m *fsm.Machine, api adapters.API, ref adapte
 		if tr != nil {
 			tr.Problem(now, ref, rep.Problem)
 		}
-		st = deepCopy(st)
+		st = shallowCopy(st)
 		st["reason"] = rep.Problem.Reason
 		st["message"] = rep.Problem.Message
 		if gen, ok := lookup(obj, "metadata.generation"); ok {
 			st["observedGeneration"] = library.Normalize(gen)
 		}
 	}
-	if !reflect.DeepEqual(orig, st) {
+	if !jsonvalue.Equal(orig, st) {
 		if err := writeStatus(ctx, api, ref, orig, st); err != nil {
 			return rep, err
 		}

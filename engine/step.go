@@ -521,7 +521,9 @@ func Resolve(m *fsm.Machine, d *Decision, results []ActionResult) (*Result, erro
 		}
 		res.Wait, res.Wake = true, wake
 	}
-	st := deepCopy(v.status)
+	// The new status shares what it does not change with the old one, which
+	// nothing changes in place (setPath copies the maps on its path).
+	st := shallowCopy(v.status)
 	st[m.StateField] = to
 	// A route with a reason replaces reason and message; one without keeps
 	// them (a periodic check that finds nothing new says nothing new).
@@ -631,8 +633,10 @@ func setPath(obj map[string]any, path string, val any) {
 				return
 			}
 			next = map[string]any{}
-			cur[s] = next
+		} else {
+			next = shallowCopy(next) // obj's maps below the top may be shared
 		}
+		cur[s] = next
 		cur = next
 	}
 	if val == nil {
@@ -642,10 +646,11 @@ func setPath(obj map[string]any, path string, val any) {
 	cur[segs[len(segs)-1]] = val
 }
 
-func deepCopy(m map[string]any) map[string]any {
-	c, _ := library.Normalize(m).(map[string]any)
-	if c == nil {
-		return map[string]any{}
+// shallowCopy returns a copy of m's top level (an empty map for nil).
+func shallowCopy(m map[string]any) map[string]any {
+	c := make(map[string]any, len(m)+2)
+	for k, v := range m {
+		c[k] = v
 	}
 	return c
 }
