@@ -80,7 +80,8 @@ func Reconcile(ctx context.Context, m *fsm.Machine, api adapters.API, ref adapte
 			rep.Problem = &Problem{Reason: MicroStepLimitReason, Message: fmt.Sprintf("%d transitions fired in one reconcile without coming to rest; the machine may loop", m.MaxSteps)}
 			break
 		}
-		snap := Snapshot{Object: obj, Now: now, Reads: Reads(m, obj, now)}
+		v, problem := newVars(m, obj, nil, now)
+		snap := Snapshot{Object: obj, Now: now, Reads: readsWith(m, v), base: &base{v, problem}}
 		snap.Observations = observe(ctx, api, snap.Reads, written, seen)
 		d := Step(m, snap)
 		if stepTr != nil {

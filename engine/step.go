@@ -76,6 +76,15 @@ type Snapshot struct {
 	// Reads, when set, are the reads that made Observations (Reconcile
 	// sets them; Step does not look at them).
 	Reads []Read
+	// base, when Reconcile sets it, is the activation Reads was computed
+	// with (self, status, params, no observations yet): Step completes a
+	// copy with the observations instead of building it again.
+	base *base
+}
+
+type base struct {
+	vars    *vars
+	problem *Problem
 }
 
 // Read is one observation the engine must make before a step.
@@ -159,19 +168,38 @@ func statusOf(obj map[string]any) map[string]any {
 // whose override is invalid yields a Problem.
 func newVars(m *fsm.Machine, obj map[string]any, obs map[string]Observation, now time.Time) (*vars, *Problem) {
 	self, _ := library.Canonical(obj).(map[string]any)
-	v := &vars{m: m, self: self, status: statusOf(self), now: now, obs: map[string]any{}}
+	v := &vars{m: m, self: self, status: statusOf(self), now: now}
 	var problem *Problem
 	v.params, problem = params(m, self, v)
+	v.observe(obs)
+	return v, problem
+}
+
+// observing returns a copy of v (made without observations) that sees obs;
+// lets evaluated in v are not kept (they may have read observations).
+func (v *vars) observing(obs map[string]Observation) *vars {
+	c := *v
+	c.lets, c.extra = nil, nil
+	c.observe(obs)
+	return &c
+}
+
+// observe binds obs, and every observation of the machine obs lacks as
+// skipped.
+func (v *vars) observe(obs map[string]Observation) {
+	v.obs = make(map[string]any, len(v.m.Observes))
 	for name, o := range obs {
 		v.obs[name] = o.value()
 	}
-	for _, o := range m.Observes {
+	for _, o := range v.m.Observes {
 		if _, ok := v.obs[o.Name]; !ok {
-			v.obs[o.Name] = Observation{Skipped: true}.value()
+			v.obs[o.Name] = skipped
 		}
 	}
-	return v, problem
 }
+
+// skipped is the value of an observation not made.
+var skipped = Observation{Skipped: true}.value()
 
 func display(v any) string {
 	if d, ok := v.(time.Duration); ok {
@@ -183,6 +211,10 @@ func display(v any) string {
 // Reads returns the observations to make before stepping obj at now.
 func Reads(m *fsm.Machine, obj map[string]any, now time.Time) []Read {
 	v, _ := newVars(m, obj, nil, now)
+	return readsWith(m, v)
+}
+
+func readsWith(m *fsm.Machine, v *vars) []Read {
 	out := make([]Read, 0, len(m.Observes))
 	for _, o := range m.Observes {
 		r := Read{Name: o.Name, List: o.List != nil}
@@ -231,7 +263,13 @@ func refFromMap(m map[string]any) adapters.Ref {
 // carries none out. Step is pure: same snapshot, same Decision.
 func Step(m *fsm.Machine, snap Snapshot) *Decision {
 	from := CurrentState(m, snap.Object)
-	v, problem := newVars(m, snap.Object, snap.Observations, snap.Now)
+	var v *vars
+	var problem *Problem
+	if b := snap.base; b != nil {
+		v, problem = b.vars.observing(snap.Observations), b.problem
+	} else {
+		v, problem = newVars(m, snap.Object, snap.Observations, snap.Now)
+	}
 	d := &Decision{From: from, vars: v}
 	if problem != nil {
 		d.Problem = problem
@@ -609,7 +647,9 @@ func setCondition(list any, typ, status, reason, message string, gen any, now ti
 // lookup reads a dotted path from an unstructured object.
 func lookup(obj map[string]any, path string) (any, bool) {
 	var cur any = obj
-	for _, seg := range strings.Split(path, ".") {
+	for rest, more := path, true; more; {
+		var seg string
+		seg, rest, more = strings.Cut(rest, ".")
 		m, ok := cur.(map[string]any)
 		if !ok {
 			return nil, false
