@@ -10,6 +10,7 @@ package adapters
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 )
 
@@ -93,12 +94,15 @@ type Request struct {
 	Ref         Ref
 	Subresource string    // "" or "status"
 	PatchType   PatchType // for Patch
-	Body        []byte    // JSON: the object for Create/Update, the patch for Patch
-	// Patch, when set for a merge patch, is Body decoded: the sender had it
-	// at hand. An API may use it instead of decoding Body (the simulator
+	// Body is the JSON content: the object for Create/Update, the patch for
+	// Patch. A merge patch may come as Patch instead (see Payload).
+	Body []byte
+	// Patch, when set for a merge patch, is the patch as a value (Body,
+	// when also set, is its JSON): the engine builds its merge patches so.
+	// An API may merge it without encoding and decoding it (the simulator
 	// does, when it is canonical); it must not change or keep it.
-	Patch map[string]any
-	DryRun      bool
+	Patch  map[string]any
+	DryRun bool
 	// Identity, when set, is the user the request impersonates; empty means the
 	// engine's own service account.
 	Identity      string
@@ -108,6 +112,15 @@ type Request struct {
 	// Propagation is the deletion propagation policy: "Foreground",
 	// "Background" (default) or "Orphan".
 	Propagation string
+}
+
+// Payload returns the request's JSON content: Body, or Patch encoded when
+// the request carries the patch as a value only.
+func (r Request) Payload() ([]byte, error) {
+	if r.Body != nil || r.Patch == nil {
+		return r.Body, nil
+	}
+	return json.Marshal(r.Patch)
 }
 
 // Result is the answer to one Request.

@@ -2,7 +2,6 @@ package engine_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"testing"
 	"time"
@@ -272,7 +271,9 @@ func checkSameDecision(b *testing.B, m *fsm.Machine, tc benchCase) {
 	}
 	for i, q := range reqs {
 		r := h.requests[i]
-		if q.Verb != r.Verb || q.Ref != r.Ref || q.PatchType != r.PatchType || q.DryRun != r.DryRun || !bytes.Equal(q.Body, r.Body) {
+		qb, _ := q.Payload()
+		rb, _ := r.Payload()
+		if q.Verb != r.Verb || q.Ref != r.Ref || q.PatchType != r.PatchType || q.DryRun != r.DryRun || !bytes.Equal(qb, rb) {
 			b.Fatalf("%s: request %d: engine %+v, hand-written %+v", tc.name, i, q, r)
 		}
 	}
@@ -395,17 +396,14 @@ func handWrittenStep(snap engine.Snapshot) hwDecision {
 			return hwDecision{transition: "already applied"}
 		}
 		if drifted {
-			body, err := json.Marshal(patch)
-			if err != nil {
-				return hwDecision{problem: "EvaluationError"}
-			}
+			patchMap, _ := patch.(map[string]any)
 			tm, _ := target.Object["metadata"].(map[string]any)
 			ns, _ := tm["namespace"].(string)
 			name, _ := tm["name"].(string)
 			av, _ := target.Object["apiVersion"].(string)
 			kind, _ := target.Object["kind"].(string)
 			r := adapters.Request{Verb: adapters.Patch, PatchType: adapters.MergePatch, FieldManager: "statecraft",
-				Ref: adapters.Ref{APIVersion: av, Kind: kind, Namespace: ns, Name: name}, Body: body}
+				Ref: adapters.Ref{APIVersion: av, Kind: kind, Namespace: ns, Name: name}, Patch: patchMap}
 			dry := r
 			dry.DryRun = true
 			return hwDecision{transition: "apply", requests: []adapters.Request{dry, r}}

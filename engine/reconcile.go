@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -246,12 +245,8 @@ func withStatus(obj, status map[string]any) map[string]any {
 // writeStatus sends the difference between two statuses as one merge patch
 // on the status subresource.
 func writeStatus(ctx context.Context, api adapters.API, ref adapters.Ref, before, after map[string]any) error {
-	value := map[string]any{"status": jsonvalue.MergeDiff(before, after)}
-	patch, err := json.Marshal(value)
-	if err != nil {
-		return err
-	}
-	res := api.Do(ctx, adapters.Request{Verb: adapters.Patch, Ref: ref, Subresource: "status", PatchType: adapters.MergePatch, Body: patch, Patch: value, FieldManager: "statecraft"})
+	patch := map[string]any{"status": jsonvalue.MergeDiff(before, after)}
+	res := api.Do(ctx, adapters.Request{Verb: adapters.Patch, Ref: ref, Subresource: "status", PatchType: adapters.MergePatch, Patch: patch, FieldManager: "statecraft"})
 	switch res.Outcome {
 	case adapters.OK, adapters.NotFound:
 		return nil

@@ -398,12 +398,16 @@ func planRequest(v *vars, a *fsm.Action) (adapters.Request, error) {
 		if err != nil {
 			return req, fmt.Errorf("body: %w", err)
 		}
-		if s, ok := body.(string); ok && req.PatchType == adapters.JSONPatch {
+		m, isMap := body.(map[string]any)
+		switch s, isString := body.(string); {
+		case isString && req.PatchType == adapters.JSONPatch:
 			req.Body = []byte(s) // a pre-rendered RFC 6902 document
-		} else if req.Body, err = json.Marshal(body); err != nil {
-			return req, fmt.Errorf("body: %w", err)
-		} else if m, ok := body.(map[string]any); ok && req.PatchType == adapters.MergePatch {
-			req.Patch = m
+		case isMap && req.PatchType == adapters.MergePatch:
+			req.Patch = m // encoded by the API if it needs bytes
+		default:
+			if req.Body, err = json.Marshal(body); err != nil {
+				return req, fmt.Errorf("body: %w", err)
+			}
 		}
 	}
 	if a.Identity != nil {

@@ -170,12 +170,16 @@ func apply(cur map[string]any, req adapters.Request) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
+	body, err := req.Payload()
+	if err != nil {
+		return nil, err
+	}
 	var out []byte
 	switch {
 	case req.Verb == adapters.Update:
-		out = req.Body
+		out = body
 	case req.PatchType == adapters.JSONPatch:
-		p, err := jsonpatch.DecodePatch(req.Body)
+		p, err := jsonpatch.DecodePatch(body)
 		if err != nil {
 			return nil, err
 		}
@@ -183,7 +187,7 @@ func apply(cur map[string]any, req adapters.Request) (map[string]any, error) {
 			return nil, err
 		}
 	default: // merge, and server-side apply approximated as a merge
-		if out, err = jsonpatch.MergePatch(doc, req.Body); err != nil {
+		if out, err = jsonpatch.MergePatch(doc, body); err != nil {
 			return nil, err
 		}
 	}

@@ -316,7 +316,11 @@ func (c *Client) Do(ctx context.Context, req adapters.Request) adapters.Result {
 			force := req.Force
 			opts.Force = &force
 		}
-		obj, err = ri.Patch(ctx, ref.Name, pt, req.Body, opts, sub...)
+		body, perr := req.Payload()
+		if perr != nil {
+			return reject(adapters.Invalid, "patch %s: %v", ref, perr)
+		}
+		obj, err = ri.Patch(ctx, ref.Name, pt, body, opts, sub...)
 	case adapters.Delete:
 		opts := metav1.DeleteOptions{DryRun: dryRun}
 		if req.Propagation != "" {

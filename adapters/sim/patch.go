@@ -39,21 +39,27 @@ func (c *Cluster) patch(k *kindInfo, req adapters.Request) adapters.Result {
 		// body takes the byte path below, which reports it.
 		p, err := req.Patch, error(nil)
 		if p == nil || !jsonvalue.IsCanonical(p) {
-			p, err = decodeObject(req.Body)
+			var body []byte
+			if body, err = req.Payload(); err == nil {
+				p, err = decodeObject(body)
+			}
 		}
 		if err == nil {
 			return c.commitPatched(k, req, key, e, c.candidate(jsonvalue.MergePatch(e.obj, p).(map[string]any)))
 		}
 	}
 	cur := mustJSON(e.obj)
+	body, err := req.Payload()
+	if err != nil {
+		return fail(adapters.Invalid, "the patch could not be encoded: %v", err)
+	}
 	var out []byte
-	var err error
 	switch req.PatchType {
 	case adapters.MergePatch:
-		out, err = jsonpatch.MergePatch(cur, req.Body)
+		out, err = jsonpatch.MergePatch(cur, body)
 	case adapters.JSONPatch:
 		var p jsonpatch.Patch
-		if p, err = jsonpatch.DecodePatch(req.Body); err == nil {
+		if p, err = jsonpatch.DecodePatch(body); err == nil {
 			out, err = p.Apply(cur)
 		}
 	default:

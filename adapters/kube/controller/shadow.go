@@ -26,15 +26,16 @@ func (s *shadow) Do(ctx context.Context, req adapters.Request) adapters.Result {
 	if req.Subresource != "" {
 		what += " " + req.Subresource
 	}
+	body, _ := req.Payload()
 	if req.Subresource == "status" {
-		s.say("  would %s %s: %s\n", what, req.Ref, req.Body)
+		s.say("  would %s %s: %s\n", what, req.Ref, body)
 		return adapters.Result{Outcome: adapters.OK}
 	}
 	wasDry := req.DryRun
 	req.DryRun = true
 	res := s.API.Do(ctx, req)
 	if !wasDry {
-		s.say("  would %s %s: %s (dry run: %s)\n", what, req.Ref, req.Body, res.Outcome)
+		s.say("  would %s %s: %s (dry run: %s)\n", what, req.Ref, body, res.Outcome)
 	}
 	return res
 }
