@@ -209,14 +209,6 @@ func ToCEL(v any) ref.Val {
 // float64, bool, nil; timestamps become RFC 3339 strings and durations Go
 // duration strings, which is how status fields keep them.
 func ToGo(v ref.Val) any {
-	// A CEL value that wraps a Go map or list (the objects the engine reads
-	// are handed to CEL that way) converts back for free.
-	switch native := v.Value().(type) {
-	case map[string]any:
-		return native
-	case []any:
-		return native
-	}
 	switch x := v.(type) {
 	case nil:
 		return nil
@@ -244,12 +236,24 @@ func ToGo(v ref.Val) any {
 		}
 		return nil
 	}
+	// A CEL value that wraps a Go map or list (the objects the engine reads
+	// are handed to CEL that way) converts back for free.
+	switch native := v.Value().(type) {
+	case map[string]any:
+		return native
+	case []any:
+		return native
+	}
 	if m, ok := v.(traits.Mapper); ok {
 		out := map[string]any{}
 		it := m.Iterator()
 		for it.HasNext() == types.True {
 			k := it.Next()
-			out[fmt.Sprint(ToGo(k))] = ToGo(m.Get(k))
+			key, isString := k.(types.String)
+			if !isString {
+				key = types.String(fmt.Sprint(ToGo(k)))
+			}
+			out[string(key)] = ToGo(m.Get(k))
 		}
 		return out
 	}
