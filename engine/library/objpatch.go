@@ -4,8 +4,10 @@ import (
 	"encoding/binary"
 	"errors"
 	"hash/maphash"
+	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/cel-go/cel"
@@ -148,34 +150,122 @@ var StatusBlind = map[string]bool{"objpatch.arbitrate": true}
 // a valid self, not being deleted, listed as it is, takes its verdict from
 // there. Any other self is arbitrated on its own.
 func ArbitrateClaims(patches []any, self map[string]any) map[string]any {
-	lk := arbitrationKey(patches)
-	if listedAsIs(patches, self) {
-		all := listVerdicts.get(lk, func() map[string]objpatch.Verdict { return objpatch.Arbitrate(claimants(patches, nil)) })
+	l := claimantList(patches)
+	if l.listedAsIs(self) {
+		all := listVerdicts.get(l.key, func() map[string]objpatch.Verdict { return objpatch.Arbitrate(claimants(patches, nil)) })
 		return verdictValue(all[claimantKey(self)])
 	}
 	sk := arbitrationKey([]any{self})
-	return arbitrations.get(sk+lk, func() map[string]any { return arbitrateClaims(patches, self) })
+	return arbitrations.get(sk+l.key, func() map[string]any { return arbitrateClaims(patches, self) })
 }
 
-// listedAsIs reports whether self is among patches as given, with a valid
+// A listed is a list of patches as arbitration reads it: each member's
+// claimant fingerprint (what arbitration reads of it), and the list's key.
+type listed struct {
+	items []any // kept, so that no member's identity is reused while remembered
+	fps   []jsonvalue.Fingerprint
+	key   string
+	once  sync.Once
+	byKey map[string]jsonvalue.Fingerprint // claimantKey -> fingerprint
+}
+
+// lastLists remembers the last list arbitrated per namespace (of its first
+// member). Every patch of a namespace arbitrates the list of its namespace,
+// which changes one member at a time: a member that is the same frozen
+// object as in the last list keeps its fingerprint without a look-up.
+var lastLists struct {
+	sync.Mutex
+	byNamespace map[string]*listed
+}
+
+func claimantList(patches []any) *listed {
+	ns := ""
+	if len(patches) > 0 {
+		if obj, ok := patches[0].(map[string]any); ok {
+			md, _ := obj["metadata"].(map[string]any)
+			ns = str(md["namespace"])
+		}
+	}
+	lastLists.Lock()
+	last := lastLists.byNamespace[ns]
+	lastLists.Unlock()
+	if last != nil && sameMembers(last.items, patches) {
+		return last
+	}
+	l := &listed{items: patches, fps: make([]jsonvalue.Fingerprint, len(patches))}
+	var h [2]maphash.Hash
+	h[0].SetSeed(keySeeds[0])
+	h[1].SetSeed(keySeeds[1])
+	var buf [16]byte
+	for i, it := range patches {
+		obj, ok := it.(map[string]any)
+		if !ok {
+			continue
+		}
+		if last != nil && i < len(last.items) && sameMap(last.items[i], obj) && jsonvalue.Frozen(obj) {
+			l.fps[i] = last.fps[i]
+		} else {
+			l.fps[i] = claimantFingerprintOf(obj)
+		}
+		binary.LittleEndian.PutUint64(buf[:8], l.fps[i][0])
+		binary.LittleEndian.PutUint64(buf[8:], l.fps[i][1])
+		h[0].Write(buf[:])
+		h[1].Write(buf[:])
+	}
+	l.key = strconv.FormatUint(h[0].Sum64(), 16) + "." + strconv.FormatUint(h[1].Sum64(), 16)
+	lastLists.Lock()
+	if lastLists.byNamespace == nil || len(lastLists.byNamespace) >= 4096 {
+		lastLists.byNamespace = map[string]*listed{}
+	}
+	lastLists.byNamespace[ns] = l
+	lastLists.Unlock()
+	return l
+}
+
+// sameMembers reports whether a and b hold the same frozen maps in the same
+// order (frozen: they cannot have changed since).
+func sameMembers(a, b []any) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		m, ok := b[i].(map[string]any)
+		if !ok || !sameMap(a[i], m) || !jsonvalue.Frozen(m) {
+			return false
+		}
+	}
+	return true
+}
+
+func sameMap(a any, b map[string]any) bool {
+	m, ok := a.(map[string]any)
+	return ok && m != nil && b != nil && reflect.ValueOf(m).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
+}
+
+// listedAsIs reports whether self is among the list as given, with a valid
 // spec and no deletion: its verdict is then the list's.
-func listedAsIs(patches []any, self map[string]any) bool {
+func (l *listed) listedAsIs(self map[string]any) bool {
 	md, _ := self["metadata"].(map[string]any)
 	if _, deleting := md["deletionTimestamp"]; deleting || !claimsOf(self, md).valid {
 		return false
 	}
-	name, ns := str(md["name"]), str(md["namespace"])
-	for _, it := range patches {
-		obj, _ := it.(map[string]any)
-		omd, _ := obj["metadata"].(map[string]any)
-		if str(omd["name"]) != name || str(omd["namespace"]) != ns {
-			continue
+	l.once.Do(func() {
+		l.byKey = make(map[string]jsonvalue.Fingerprint, len(l.items))
+		for i, it := range l.items {
+			if obj, ok := it.(map[string]any); ok {
+				if k := claimantKey(obj); !hasKey(l.byKey, k) {
+					l.byKey[k] = l.fps[i]
+				}
+			}
 		}
-		_, deleting := omd["deletionTimestamp"]
-		return !deleting && str(omd["creationTimestamp"]) == str(md["creationTimestamp"]) &&
-			jsonvalue.Hash(obj["spec"]) == jsonvalue.Hash(self["spec"])
-	}
-	return false
+	})
+	fp, listed := l.byKey[claimantKey(self)]
+	return listed && fp == claimantFingerprintOf(self)
+}
+
+func hasKey(m map[string]jsonvalue.Fingerprint, k string) bool {
+	_, ok := m[k]
+	return ok
 }
 
 // arbitrations remembers the verdicts of selves arbitrated on their own,
@@ -199,13 +289,18 @@ func arbitrationKey(patches []any) string {
 		if !ok {
 			continue
 		}
-		f := jsonvalue.Remember(obj, "objpatch.claimant", func() jsonvalue.Fingerprint { return claimantFingerprint(obj) })
+		f := claimantFingerprintOf(obj)
 		binary.LittleEndian.PutUint64(buf[:8], f[0])
 		binary.LittleEndian.PutUint64(buf[8:], f[1])
 		h[0].Write(buf[:])
 		h[1].Write(buf[:])
 	}
 	return strconv.FormatUint(h[0].Sum64(), 16) + "." + strconv.FormatUint(h[1].Sum64(), 16)
+}
+
+// claimantFingerprintOf is claimantFingerprint, remembered on a frozen obj.
+func claimantFingerprintOf(obj map[string]any) jsonvalue.Fingerprint {
+	return jsonvalue.Remember(obj, "objpatch.claimant", func() jsonvalue.Fingerprint { return claimantFingerprint(obj) })
 }
 
 // claimantFingerprint fingerprints what arbitration reads of one patch.

@@ -1,6 +1,7 @@
 package library_test
 
 import (
+	"github.com/statecraft/statecraft/internal/jsonvalue"
 	"reflect"
 	"testing"
 
@@ -193,4 +194,36 @@ func TestArbitrateListVerdictsAgree(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A namespace's list changes one member at a time: members that are the
+// same frozen objects as in the last list keep their fingerprints, a member
+// replaced by a changed copy is read again, and an unfrozen member is read
+// every time (it may have been changed in place).
+func TestArbitrateListsOneMemberChanged(t *testing.T) {
+	freeze := func(m map[string]any) map[string]any { return jsonvalue.Freeze(m) }
+	a := freeze(op("a", "2026-01-01T00:00:00Z", map[string]any{"team": "a"}))
+	b := freeze(op("b", "2026-01-01T00:01:00Z", map[string]any{"tier": "b"}))
+	c := freeze(op("c", "2026-01-01T00:02:00Z", map[string]any{"zone": "c"}))
+	check := func(step string, items []any, self map[string]any, accepted bool) {
+		t.Helper()
+		got := library.ArbitrateClaims(items, self)
+		want := library.ArbitrateAlone(items, self)
+		if got["accepted"] != want["accepted"] || got["winner"] != want["winner"] || got["message"] != want["message"] {
+			t.Errorf("%s: %v, arbitrated alone %v", step, got, want)
+		}
+		if got["accepted"] != accepted {
+			t.Errorf("%s: accepted = %v, want %v", step, got["accepted"], accepted)
+		}
+	}
+	check("all apart", []any{a, b, c}, c, true)
+	// c's spec changes to claim a's field: a new frozen object in its place.
+	c2 := freeze(op("c", "2026-01-01T00:02:00Z", map[string]any{"team": "c"}))
+	check("c now conflicts with the older a", []any{a, b, c2}, c2, false)
+	check("a still wins", []any{a, b, c2}, a, true)
+	// An unfrozen member changed in place between two arbitrations.
+	d := op("d", "2026-01-01T00:00:30Z", map[string]any{"zone": "d"})
+	check("d apart", []any{a, b, c2, d}, b, true)
+	d["spec"].(map[string]any)["patch"] = map[string]any{"metadata": map[string]any{"labels": map[string]any{"tier": "d"}}}
+	check("d changed in place now takes b's field", []any{a, b, c2, d}, b, false)
 }
