@@ -162,11 +162,10 @@ func ArbitrateClaims(patches []any, self map[string]any) map[string]any {
 // A listed is a list of patches as arbitration reads it: each member's
 // claimant fingerprint (what arbitration reads of it), and the list's key.
 type listed struct {
-	items []any // kept, so that no member's identity is reused while remembered
-	fps   []jsonvalue.Fingerprint
-	key   string
-	once  sync.Once
-	byKey map[string]jsonvalue.Fingerprint // claimantKey -> fingerprint
+	items  []any // kept, so that no member's identity is reused while remembered
+	frozen []bool
+	fps    []jsonvalue.Fingerprint
+	key    string
 }
 
 // lastLists remembers the last list arbitrated per namespace (of its first
@@ -189,10 +188,10 @@ func claimantList(patches []any) *listed {
 	lastLists.Lock()
 	last := lastLists.byNamespace[ns]
 	lastLists.Unlock()
-	if last != nil && sameMembers(last.items, patches) {
+	if last != nil && last.sameMembers(patches) {
 		return last
 	}
-	l := &listed{items: patches, fps: make([]jsonvalue.Fingerprint, len(patches))}
+	l := &listed{items: patches, frozen: make([]bool, len(patches)), fps: make([]jsonvalue.Fingerprint, len(patches))}
 	var h [2]maphash.Hash
 	h[0].SetSeed(keySeeds[0])
 	h[1].SetSeed(keySeeds[1])
@@ -202,10 +201,10 @@ func claimantList(patches []any) *listed {
 		if !ok {
 			continue
 		}
-		if last != nil && i < len(last.items) && sameMap(last.items[i], obj) && jsonvalue.Frozen(obj) {
-			l.fps[i] = last.fps[i]
+		if last != nil && i < len(last.items) && last.frozen[i] && sameMap(last.items[i], obj) {
+			l.fps[i], l.frozen[i] = last.fps[i], true
 		} else {
-			l.fps[i] = claimantFingerprintOf(obj)
+			l.fps[i], l.frozen[i] = claimantFingerprintOf(obj), jsonvalue.Frozen(obj)
 		}
 		binary.LittleEndian.PutUint64(buf[:8], l.fps[i][0])
 		binary.LittleEndian.PutUint64(buf[8:], l.fps[i][1])
@@ -222,15 +221,16 @@ func claimantList(patches []any) *listed {
 	return l
 }
 
-// sameMembers reports whether a and b hold the same frozen maps in the same
-// order (frozen: they cannot have changed since).
-func sameMembers(a, b []any) bool {
-	if len(a) != len(b) {
+// sameMembers reports whether items holds the same maps in the same order
+// as l, each frozen when l was made (their owners promised not to change
+// them).
+func (l *listed) sameMembers(items []any) bool {
+	if len(l.items) != len(items) {
 		return false
 	}
-	for i := range a {
-		m, ok := b[i].(map[string]any)
-		if !ok || !sameMap(a[i], m) || !jsonvalue.Frozen(m) {
+	for i, it := range items {
+		m, ok := it.(map[string]any)
+		if !ok || !l.frozen[i] || !sameMap(l.items[i], m) {
 			return false
 		}
 	}
@@ -243,29 +243,27 @@ func sameMap(a any, b map[string]any) bool {
 }
 
 // listedAsIs reports whether self is among the list as given, with a valid
-// spec and no deletion: its verdict is then the list's.
+// spec and no deletion: its verdict is then the list's. A self read with
+// the list is usually the very object listed.
 func (l *listed) listedAsIs(self map[string]any) bool {
 	md, _ := self["metadata"].(map[string]any)
 	if _, deleting := md["deletionTimestamp"]; deleting || !claimsOf(self, md).valid {
 		return false
 	}
-	l.once.Do(func() {
-		l.byKey = make(map[string]jsonvalue.Fingerprint, len(l.items))
-		for i, it := range l.items {
-			if obj, ok := it.(map[string]any); ok {
-				if k := claimantKey(obj); !hasKey(l.byKey, k) {
-					l.byKey[k] = l.fps[i]
-				}
-			}
+	for _, it := range l.items {
+		if sameMap(it, self) {
+			return true
 		}
-	})
-	fp, listed := l.byKey[claimantKey(self)]
-	return listed && fp == claimantFingerprintOf(self)
-}
-
-func hasKey(m map[string]jsonvalue.Fingerprint, k string) bool {
-	_, ok := m[k]
-	return ok
+	}
+	name, ns := str(md["name"]), str(md["namespace"])
+	for i, it := range l.items {
+		obj, _ := it.(map[string]any)
+		omd, _ := obj["metadata"].(map[string]any)
+		if str(omd["name"]) == name && str(omd["namespace"]) == ns {
+			return l.fps[i] == claimantFingerprintOf(self)
+		}
+	}
+	return false
 }
 
 // arbitrations remembers the verdicts of selves arbitrated on their own,
