@@ -128,7 +128,11 @@ type Result struct {
 	Outcome Outcome
 	Object  map[string]any   // the object after the request (Get, Create, Update, Patch)
 	Items   []map[string]any // for List, sorted by namespace then name
-	Message string           // the server's message for a non-OK outcome
+	// Canonical is set when Object and Items are canonical JSON values
+	// (jsonvalue) already, as the simulator's always are: a reader need
+	// not check or convert them.
+	Canonical bool
+	Message   string // the server's message for a non-OK outcome
 }
 
 // Scope says whether a kind is namespaced, cluster-scoped or unknown.

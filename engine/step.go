@@ -167,7 +167,15 @@ func statusOf(obj map[string]any) map[string]any {
 // newVars builds the activation for obj at now, resolving params. A param
 // whose override is invalid yields a Problem.
 func newVars(m *fsm.Machine, obj map[string]any, obs map[string]Observation, now time.Time) (*vars, *Problem) {
-	self, _ := library.Canonical(obj).(map[string]any)
+	return newVarsOf(m, obj, false, obs, now)
+}
+
+// newVarsOf is newVars for an obj known to be canonical or not.
+func newVarsOf(m *fsm.Machine, obj map[string]any, canonical bool, obs map[string]Observation, now time.Time) (*vars, *Problem) {
+	self := obj
+	if !canonical {
+		self, _ = library.Canonical(obj).(map[string]any)
+	}
 	v := &vars{m: m, self: self, status: statusOf(self), now: now}
 	var problem *Problem
 	v.params, problem = params(m, self, v)

@@ -56,6 +56,10 @@ type entry struct {
 	// frozen, with WithSharedReads, is obj once handed to readers (frozen);
 	// nil until first read after a change.
 	frozen map[string]any
+	// canonical, while frozen is set, says it is a canonical JSON value
+	// (jsonvalue): the simulator keeps numbers as written, so 2.0 stays a
+	// float, which jsonvalue would make an integer.
+	canonical bool
 	// managed records which manager owns which leaf fields (JSON pointers).
 	managed map[managerKey]map[string]bool
 	// version is obj's metadata.resourceVersion, kept at hand for Version.
@@ -266,7 +270,8 @@ func (c *Cluster) get(k *kindInfo, req adapters.Request) adapters.Result {
 	if !found {
 		return notFound(k, req.Ref.Name)
 	}
-	return adapters.Result{Outcome: adapters.OK, Object: c.read(e)}
+	obj := c.read(e)
+	return adapters.Result{Outcome: adapters.OK, Object: obj, Canonical: c.sharedReads && e.canonical}
 }
 
 // read returns what a reader gets of a stored object: a deep copy, or with
@@ -278,6 +283,7 @@ func (c *Cluster) read(e *entry) map[string]any {
 	if e.frozen == nil {
 		// Stored objects are never changed in place but through own.
 		e.frozen = jsonvalue.Freeze(e.obj)
+		e.canonical = jsonvalue.IsCanonical(e.frozen) // known since Freeze
 	}
 	return e.frozen
 }
@@ -319,13 +325,15 @@ func (c *Cluster) list(k *kindInfo, req adapters.Request) adapters.Result {
 		sortKeys(keys)
 	}
 	items := make([]map[string]any, 0, len(keys))
+	canonical := c.sharedReads
 	for _, key := range keys {
 		e := c.objects[key]
 		if len(sel) == 0 || sel.matches(stringMap(metadata(e.obj)["labels"])) {
 			items = append(items, c.read(e))
+			canonical = canonical && e.canonical
 		}
 	}
-	return adapters.Result{Outcome: adapters.OK, Items: items}
+	return adapters.Result{Outcome: adapters.OK, Items: items, Canonical: canonical}
 }
 
 // sortedKeys returns the keys of one kind in one namespace in List order,
@@ -623,7 +631,8 @@ func (c *Cluster) candidate(obj map[string]any) map[string]any {
 // stored is the result of a write that leaves e stored: the object as a
 // reader gets it (with WithSharedReads, the copy every reader shares).
 func (c *Cluster) stored(e *entry) adapters.Result {
-	return adapters.Result{Outcome: adapters.OK, Object: c.read(e)}
+	obj := c.read(e)
+	return adapters.Result{Outcome: adapters.OK, Object: obj, Canonical: c.sharedReads && e.canonical}
 }
 
 func generationOf(obj map[string]any) int64 {

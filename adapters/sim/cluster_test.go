@@ -732,3 +732,61 @@ func TestServerChangesLeaveReadsAlone(t *testing.T) {
 		t.Errorf("foreground deletion stored %s", mustJSON(done))
 	}
 }
+
+// Results marked Canonical hold canonical JSON values (the engine then
+// skips checking them): after creates, merge and JSON patches, apply,
+// status writes, gets and lists. With shared reads every result of
+// canonical content is marked; an integral float (2.0, which the simulator
+// keeps as written) is not canonical, and its object is not marked.
+func TestResultsAreCanonical(t *testing.T) {
+	for _, shared := range []bool{false, true} {
+		opts := []Option{}
+		if shared {
+			opts = append(opts, WithSharedReads())
+		}
+		c := New(NewClock(DefaultEpoch), opts...)
+		c.RegisterKind("example.com/v1", "Widget", adapters.Namespaced, KindOptions{HasStatus: true})
+		ctx := context.Background()
+		ref := adapters.Ref{APIVersion: "example.com/v1", Kind: "Widget", Namespace: "default", Name: "w"}
+		for i, req := range []adapters.Request{
+			{Verb: adapters.Create, Body: []byte(`{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w","namespace":"default"},"spec":{"n":1,"f":1.5,"big":12345678901,"l":[1,{"x":2.5}]}}`)},
+			{Verb: adapters.Patch, PatchType: adapters.MergePatch, Body: []byte(`{"spec":{"m":{"k":3}}}`)},
+			{Verb: adapters.Patch, PatchType: adapters.MergePatch, Patch: map[string]any{"spec": map[string]any{"p": int64(4)}}},
+			{Verb: adapters.Patch, PatchType: adapters.JSONPatch, Body: []byte(`[{"op":"add","path":"/spec/j","value":5}]`)},
+			{Verb: adapters.Patch, PatchType: adapters.ApplyPatch, FieldManager: "m", Body: []byte("apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\n  namespace: default\nspec:\n  y: 6\n")},
+			{Verb: adapters.Patch, Subresource: "status", PatchType: adapters.MergePatch, Body: []byte(`{"status":{"count":7,"ratio":0.5}}`)},
+			{Verb: adapters.Get},
+			{Verb: adapters.List},
+			{Verb: adapters.Patch, PatchType: adapters.MergePatch, Body: []byte(`{"spec":{"two":2.0}}`)},
+			{Verb: adapters.Get},
+			{Verb: adapters.List},
+		} {
+			req.Ref = ref
+			if req.Verb == adapters.List {
+				req.Ref.Name = ""
+			}
+			res := c.Do(ctx, req)
+			if res.Outcome != adapters.OK {
+				t.Fatalf("%s %s: %s", req.Verb, req.PatchType, res.Message)
+			}
+			floated := i >= 8
+			if shared && !floated && !res.Canonical {
+				t.Errorf("shared reads, request %d (%s %s): result not marked canonical", i, req.Verb, req.PatchType)
+			}
+			if floated && res.Canonical {
+				t.Errorf("request %d (%s %s): a result holding 2.0 is marked canonical", i, req.Verb, req.PatchType)
+			}
+			if !res.Canonical {
+				continue
+			}
+			if res.Object != nil && !jsonvalue.IsCanonical(res.Object) {
+				t.Errorf("shared=%v %s %s: object is not canonical: %#v", shared, req.Verb, req.PatchType, res.Object)
+			}
+			for _, it := range res.Items {
+				if !jsonvalue.IsCanonical(it) {
+					t.Errorf("shared=%v list: item is not canonical: %#v", shared, it)
+				}
+			}
+		}
+	}
+}
