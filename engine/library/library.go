@@ -205,6 +205,13 @@ func ToCEL(v any) ref.Val {
 	return types.DefaultTypeAdapter.NativeToValue(Canonical(v))
 }
 
+// canonicalToCEL is ToCEL for a value canonical by construction (a
+// function's result built from canonical inputs, strings and bools): it
+// is not walked to be checked.
+func canonicalToCEL(v any) ref.Val {
+	return types.DefaultTypeAdapter.NativeToValue(v)
+}
+
 // ToGo converts a CEL value to unstructured Go: maps, lists, strings, int64,
 // float64, bool, nil; timestamps become RFC 3339 strings and durations Go
 // duration strings, which is how status fields keep them.

@@ -431,9 +431,14 @@ func str(v any) string {
 	return s
 }
 
-func validateFn(spec ref.Val) ref.Val { return ToCEL(ValidateSpec(ToGo(spec))) }
+func validateFn(spec ref.Val) ref.Val { return canonicalToCEL(ValidateSpec(ToGo(spec))) }
 
-func planFn(target, spec ref.Val) ref.Val { return ToCEL(PlanSpec(ToGo(target), ToGo(spec))) }
+// planFn's plan is canonical by construction: objpatch.Plan normalizes the
+// target it plans, the patches are decoded or taken from its result, the
+// rest are strings and bools.
+func planFn(target, spec ref.Val) ref.Val {
+	return canonicalToCEL(PlanSpec(ToGo(target), ToGo(spec)))
+}
 
 func objSatisfiedFn(obj, spec ref.Val) ref.Val {
 	return types.Bool(SatisfiedSpec(ToGo(obj), ToGo(spec)))
@@ -448,5 +453,5 @@ func arbitrateFn(items, self ref.Val) ref.Val {
 	if !ok {
 		return types.NewErr("objpatch.arbitrate: second argument is not an object")
 	}
-	return ToCEL(ArbitrateClaims(list, s))
+	return canonicalToCEL(ArbitrateClaims(list, s)) // strings and bools
 }

@@ -227,3 +227,24 @@ func TestArbitrateListsOneMemberChanged(t *testing.T) {
 	d["spec"].(map[string]any)["patch"] = map[string]any{"metadata": map[string]any{"labels": map[string]any{"tier": "d"}}}
 	check("d changed in place now takes b's field", []any{a, b, c2, d}, b, false)
 }
+
+// objpatch.plan hands its result to CEL unchecked: it must be canonical
+// whatever the target's numbers (an integral float, an int).
+func TestPlanIsCanonical(t *testing.T) {
+	target := map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{"name": "c", "namespace": "ns", "labels": map[string]any{"a": "1"}},
+		"data":     map[string]any{"x": "y"}, "extra": map[string]any{"two": 2.0, "n": 3}}
+	for _, spec := range []map[string]any{
+		{"patch": map[string]any{"metadata": map[string]any{"labels": map[string]any{"b": "2"}}}},
+		{"patch": map[string]any{"extra": map[string]any{"three": 3.0}}},
+		{"patch": map[string]any{"metadata": map[string]any{"labels": map[string]any{"a": "1"}}}},
+	} {
+		p := library.PlanSpec(target, spec)
+		if p["ok"] != true {
+			t.Fatalf("plan %v: %v", spec, p["error"])
+		}
+		if !jsonvalue.IsCanonical(p) {
+			t.Errorf("plan of %v is not canonical: %#v", spec, p)
+		}
+	}
+}
