@@ -18,6 +18,7 @@ type vars struct {
 	self   map[string]any
 	status map[string]any
 	now    time.Time
+	nowVal ref.Val        // now as CEL sees it, made on first use
 	params map[string]any // "param.NAME" -> value
 	obs    map[string]any
 	lets   map[string]ref.Val
@@ -34,7 +35,10 @@ func (v *vars) ResolveName(name string) (any, bool) {
 	case "status":
 		return v.status, true
 	case "now":
-		return types.Timestamp{Time: v.now}, true
+		if v.nowVal == nil {
+			v.nowVal = types.Timestamp{Time: v.now}
+		}
+		return v.nowVal, true
 	}
 	if x, ok := v.extra[name]; ok {
 		return x, true
