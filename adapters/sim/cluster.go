@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"sort"
 	"strconv"
 	"sync"
@@ -626,6 +627,29 @@ func (c *Cluster) candidate(obj map[string]any) map[string]any {
 		out["metadata"] = m
 	}
 	return out
+}
+
+// merged is candidate for the merge of a patch into old: the merge made
+// its top level anew, and its metadata too when the patch touched it.
+func (c *Cluster) merged(old, obj map[string]any) map[string]any {
+	for _, a := range c.admissions {
+		if a.Mutate != nil {
+			return copyObject(obj)
+		}
+	}
+	md, ok := obj["metadata"].(map[string]any)
+	if oldMD, _ := old["metadata"].(map[string]any); ok && sameMap(md, oldMD) {
+		m := make(map[string]any, len(md))
+		for k, v := range md {
+			m[k] = v
+		}
+		obj["metadata"] = m
+	}
+	return obj
+}
+
+func sameMap(a, b map[string]any) bool {
+	return a != nil && b != nil && reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
 }
 
 // stored is the result of a write that leaves e stored: the object as a

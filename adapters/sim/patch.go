@@ -45,7 +45,7 @@ func (c *Cluster) patch(k *kindInfo, req adapters.Request) adapters.Result {
 			}
 		}
 		if err == nil {
-			return c.commitPatched(k, req, key, e, c.candidate(jsonvalue.MergePatch(e.obj, p).(map[string]any)))
+			return c.commitPatched(k, req, key, e, c.merged(e.obj, jsonvalue.MergePatch(e.obj, p).(map[string]any)))
 		}
 	}
 	cur := mustJSON(e.obj)
