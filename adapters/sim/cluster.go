@@ -31,7 +31,8 @@ type Cluster struct {
 	byUID       map[string]objKey
 	changes     map[kindNS]*changeCount // see changes.go
 	onChange    []func(Change)
-	discovery   uint64 // changes to the served kinds
+	spare       []Record // see TakeRecords
+	discovery   uint64   // changes to the served kinds
 
 	rv      int64 // last resourceVersion handed out
 	uidSeq  int64

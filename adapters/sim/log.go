@@ -140,11 +140,14 @@ func (c *Cluster) WriteCounts() []WriteCount {
 
 // TakeRecords returns the request log, oldest first, and empties it: a
 // long simulation hands its requests on as it goes instead of keeping them
-// all.
+// all. The slice returned is the caller's until its next call, which
+// reuses it.
 func (c *Cluster) TakeRecords() []Record {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	out := c.records
-	c.records = nil
+	// The slice handed out by the previous call is reused: a caller is done
+	// with a batch when it takes the next.
+	c.records, c.spare = c.spare[:0], out
 	return out
 }
