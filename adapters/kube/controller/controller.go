@@ -54,7 +54,8 @@ type Options struct {
 	// server-side dry run (so the server still validates it) and described
 	// on Shadow, status is not written, no Event is recorded and no wake-up
 	// is scheduled. The controller decides for every object and changes
-	// nothing.
+	// nothing. Lines are written whole and one at a time: Shadow need not
+	// be safe for concurrent use.
 	Shadow io.Writer
 }
 
@@ -64,6 +65,7 @@ type Controller struct {
 	client   *kube.Client
 	cache    *Cache
 	api      adapters.API // the cache, counted, and guarded in shadow mode
+	shadow   *shadow      // in shadow mode, the writer of every shadow line
 	metrics  *Metrics
 	machines map[schema.GroupVersionKind]*fsm.Machine
 	queue    workqueue.TypedRateLimitingInterface[adapters.Ref]
@@ -113,7 +115,8 @@ func New(client *kube.Client, machines []*fsm.Machine, opts Options) (*Controlle
 	c.metrics = newMetrics(c.queue.Len)
 	c.api = guarded{counted{API: c.cache, m: c.metrics}}
 	if opts.Shadow != nil {
-		c.api = &shadow{API: c.api, log: opts.Shadow}
+		c.shadow = &shadow{API: c.api, log: opts.Shadow}
+		c.api = c.shadow
 	}
 	return c, nil
 }
@@ -321,7 +324,7 @@ func (t *tracer) Transition(_ time.Time, obj adapters.Ref, r *engine.Result) {
 	t.c.opts.Logger.Info("transition", "object", obj.String(), "from", r.From, "to", r.To, "by", r.Transition, "reason", r.Reason)
 	t.c.metrics.transitions.WithLabelValues(t.machine, r.From, r.To, r.Reason).Inc()
 	if t.c.opts.Shadow != nil {
-		fmt.Fprintf(t.c.opts.Shadow, "%s: %s → %s by %q reason %s\n", obj, r.From, r.To, r.Transition, r.Reason)
+		t.c.shadow.say("%s: %s → %s by %q reason %s\n", obj, r.From, r.To, r.Transition, r.Reason)
 		return
 	}
 	if r.Reason == "" || (r.From == r.To && r.Last == nil) {
@@ -344,7 +347,7 @@ func (t *tracer) Transition(_ time.Time, obj adapters.Ref, r *engine.Result) {
 func (t *tracer) Problem(_ time.Time, obj adapters.Ref, p *engine.Problem) {
 	t.c.opts.Logger.Warn("problem", "object", obj.String(), "reason", p.Reason, "message", p.Message)
 	if t.c.opts.Shadow != nil {
-		fmt.Fprintf(t.c.opts.Shadow, "%s: problem %s: %s\n", obj, p.Reason, p.Message)
+		t.c.shadow.say("%s: problem %s: %s\n", obj, p.Reason, p.Message)
 		return
 	}
 	t.event(obj, kube.EventWarning, p.Reason, p.Message)

@@ -9,9 +9,13 @@ import (
 	"github.com/statecraft/statecraft/adapters"
 )
 
-// shadow turns every write into a server-side dry run and describes it.
-// Status writes are described and not sent at all: a dry run of them would
-// be pointless, and the object must keep its recorded state.
+// shadow turns every write into a server-side dry run and describes it:
+// verb, subresource, object, patch type and the JSON body that would be
+// sent. Status writes are described and not sent at all: a dry run of them
+// would be pointless, and the object must keep its recorded state. Every
+// line of shadow output, the controller's transitions and problems
+// included, goes through say, so that concurrent workers write whole lines
+// to a writer that need not be safe for concurrent use.
 type shadow struct {
 	adapters.API
 	mu  sync.Mutex
@@ -26,16 +30,23 @@ func (s *shadow) Do(ctx context.Context, req adapters.Request) adapters.Result {
 	if req.Subresource != "" {
 		what += " " + req.Subresource
 	}
-	body, _ := req.Payload()
+	target := req.Ref.String()
+	if req.PatchType != "" {
+		target += " (" + string(req.PatchType) + ")"
+	}
+	body, err := req.Payload()
+	if err != nil {
+		body = []byte("<unencodable: " + err.Error() + ">")
+	}
 	if req.Subresource == "status" {
-		s.say("  would %s %s: %s\n", what, req.Ref, body)
+		s.say("  would %s %s: %s\n", what, target, body)
 		return adapters.Result{Outcome: adapters.OK}
 	}
 	wasDry := req.DryRun
 	req.DryRun = true
 	res := s.API.Do(ctx, req)
 	if !wasDry {
-		s.say("  would %s %s: %s (dry run: %s)\n", what, req.Ref, body, res.Outcome)
+		s.say("  would %s %s: %s (dry run: %s)\n", what, target, body, res.Outcome)
 	}
 	return res
 }
