@@ -106,13 +106,8 @@ func planSpec(tm map[string]any, spec any) map[string]any {
 		return out
 	}
 	out["ok"], out["changed"], out["object"] = true, res.Changed, res.Object
-	if res.MergePatch != nil {
-		v, err := DecodeJSON(res.MergePatch)
-		if err != nil {
-			out["ok"], out["error"] = false, err.Error()
-			return out
-		}
-		out["merge"] = v
+	if res.Merge != nil {
+		out["merge"] = res.Merge
 	}
 	if res.JSONPatch != nil {
 		out["json"] = string(res.JSONPatch)

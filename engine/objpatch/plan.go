@@ -27,6 +27,9 @@ type Result struct {
 	// MergePatch is the merge patch as canonical JSON (sorted keys), or nil
 	// when there is no merge patch or applying it changes nothing.
 	MergePatch []byte `json:"mergePatch,omitempty"`
+	// Merge is MergePatch as a canonical value (shared with the plan: not
+	// to be changed), nil with it.
+	Merge map[string]any `json:"-"`
 	// JSONPatch is an RFC 6902 patch, to be applied after MergePatch, that
 	// performs the selector operations with concrete indices. Every
 	// operation is preceded by a "test" operation that pins the selected
@@ -114,6 +117,7 @@ func Plan(target map[string]any, patch any, ops []Op, opts Options) (*Result, er
 		if res.MergePatch, err = jsonvalue.CanonicalJSON(np); err != nil {
 			return nil, &Error{Index: -1, Field: "patch", Message: err.Error()}
 		}
+		res.Merge, _ = np.(map[string]any)
 	}
 	if len(out.jsonOps) > 0 {
 		if res.JSONPatch, err = jsonvalue.CanonicalJSON(out.jsonOps); err != nil {

@@ -74,6 +74,9 @@ func TestPlanSeedExample(t *testing.T) {
 	if got := string(res.MergePatch); got != `{"metadata":{"labels":{"managed-by":"kubex"}}}` {
 		t.Errorf("MergePatch = %s", got)
 	}
+	if got := canon(t, res.Merge); got != string(res.MergePatch) {
+		t.Errorf("Merge = %s, MergePatch = %s", got, res.MergePatch)
+	}
 	wantJP := `[{"op":"test","path":"/spec/template/spec/containers/1/name","value":"app"},` +
 		`{"op":"replace","path":"/spec/template/spec/containers/1/args","value":["--serve"]},` +
 		`{"op":"test","path":"/spec/template/spec/containers/1/name","value":"app"},` +
