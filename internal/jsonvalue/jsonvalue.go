@@ -145,6 +145,9 @@ func Equal(a, b any) bool {
 		if !ok || len(x) != len(y) {
 			return false
 		}
+		if len(x) > 0 && identity(x) == identity(y) {
+			return true // one map: values share what a write left alone
+		}
 		for k, xv := range x {
 			yv, ok := y[k]
 			if !ok || !Equal(xv, yv) {
@@ -156,6 +159,9 @@ func Equal(a, b any) bool {
 		y, ok := b.([]any)
 		if !ok || len(x) != len(y) {
 			return false
+		}
+		if len(x) > 0 && &x[0] == &y[0] {
+			return true
 		}
 		for i := range x {
 			if !Equal(x[i], y[i]) {
