@@ -5,7 +5,6 @@ import (
 	"errors"
 	"hash/maphash"
 	"reflect"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -147,11 +146,32 @@ var StatusBlind = map[string]bool{"objpatch.arbitrate": true}
 func ArbitrateClaims(patches []any, self map[string]any) map[string]any {
 	l := claimantList(patches)
 	if l.listedAsIs(self) {
-		all := listVerdicts.get(l.key, func() map[string]objpatch.Verdict { return objpatch.Arbitrate(claimants(patches, nil)) })
-		return verdictValue(all[claimantKey(self)])
+		all := listVerdicts.get(l.key, func() map[nsName]map[string]any {
+			vs := objpatch.Arbitrate(claimants(patches, nil))
+			out := make(map[nsName]map[string]any, len(vs))
+			for _, it := range patches {
+				if obj, ok := it.(map[string]any); ok {
+					k := nsNameOf(obj)
+					out[k] = verdictValue(vs[claimantKey(obj)])
+				}
+			}
+			return out
+		})
+		if v, ok := all[nsNameOf(self)]; ok {
+			return v
+		}
+		return verdictValue(objpatch.Verdict{})
 	}
-	sk := arbitrationKey([]any{self})
-	return arbitrations.get(sk+l.key, func() map[string]any { return arbitrateClaims(patches, self) })
+	sk := claimantFingerprintOf(self)
+	return arbitrations.get([2]jsonvalue.Fingerprint{sk, l.key}, func() map[string]any { return arbitrateClaims(patches, self) })
+}
+
+// nsName names a patch within a list without building a string.
+type nsName struct{ namespace, name string }
+
+func nsNameOf(obj map[string]any) nsName {
+	md, _ := obj["metadata"].(map[string]any)
+	return nsName{str(md["namespace"]), str(md["name"])}
 }
 
 // A listed is a list of patches as arbitration reads it: each member's
@@ -160,7 +180,10 @@ type listed struct {
 	items  []any // kept, so that no member's identity is reused while remembered
 	frozen []bool
 	fps    []jsonvalue.Fingerprint
-	key    string
+	// key is the sum of the members' fingerprints, word by word: a key of
+	// the list's content whatever its order (arbitration does not depend
+	// on the order), computed without hashing again.
+	key jsonvalue.Fingerprint
 }
 
 // lastLists remembers the last list arbitrated per namespace (of its first
@@ -187,10 +210,8 @@ func claimantList(patches []any) *listed {
 		return last
 	}
 	l := &listed{items: patches, frozen: make([]bool, len(patches)), fps: make([]jsonvalue.Fingerprint, len(patches))}
-	var h [2]maphash.Hash
-	h[0].SetSeed(keySeeds[0])
-	h[1].SetSeed(keySeeds[1])
-	var buf [16]byte
+	// A key of the empty list that is not the zero key (never remembered).
+	l.key = jsonvalue.Fingerprint{1, 1}
 	for i, it := range patches {
 		obj, ok := it.(map[string]any)
 		if !ok {
@@ -201,12 +222,9 @@ func claimantList(patches []any) *listed {
 		} else {
 			l.fps[i], l.frozen[i] = claimantFingerprintOf(obj), jsonvalue.Frozen(obj)
 		}
-		binary.LittleEndian.PutUint64(buf[:8], l.fps[i][0])
-		binary.LittleEndian.PutUint64(buf[8:], l.fps[i][1])
-		h[0].Write(buf[:])
-		h[1].Write(buf[:])
+		l.key[0] += l.fps[i][0]
+		l.key[1] += l.fps[i][1]
 	}
-	l.key = strconv.FormatUint(h[0].Sum64(), 16) + "." + strconv.FormatUint(h[1].Sum64(), 16)
 	lastLists.Lock()
 	if lastLists.byNamespace == nil || len(lastLists.byNamespace) >= 4096 {
 		lastLists.byNamespace = map[string]*listed{}
@@ -266,30 +284,9 @@ func (l *listed) listedAsIs(self map[string]any) bool {
 // patch: its name, namespace, creation and deletion timestamps and spec
 // (not its status, which every check rewrites).
 var (
-	arbitrations = newMemo[map[string]any](4096)
-	listVerdicts = newMemo[map[string]objpatch.Verdict](4096)
+	arbitrations = newKeyedMemo[[2]jsonvalue.Fingerprint, map[string]any](4096)
+	listVerdicts = newKeyedMemo[jsonvalue.Fingerprint, map[nsName]map[string]any](4096)
 )
-
-// arbitrationKey fingerprints what arbitration reads of each patch, in
-// order, as 32 hex digits.
-func arbitrationKey(patches []any) string {
-	var h [2]maphash.Hash
-	h[0].SetSeed(keySeeds[0])
-	h[1].SetSeed(keySeeds[1])
-	var buf [16]byte
-	for _, it := range patches {
-		obj, ok := it.(map[string]any)
-		if !ok {
-			continue
-		}
-		f := claimantFingerprintOf(obj)
-		binary.LittleEndian.PutUint64(buf[:8], f[0])
-		binary.LittleEndian.PutUint64(buf[8:], f[1])
-		h[0].Write(buf[:])
-		h[1].Write(buf[:])
-	}
-	return strconv.FormatUint(h[0].Sum64(), 16) + "." + strconv.FormatUint(h[1].Sum64(), 16)
-}
 
 // claimantFingerprintOf is claimantFingerprint, remembered on a frozen obj.
 func claimantFingerprintOf(obj map[string]any) jsonvalue.Fingerprint {
