@@ -630,13 +630,21 @@ func (c *Cluster) candidate(obj map[string]any) map[string]any {
 	return out
 }
 
+// mutates reports whether an admission hook may change what is written.
+func (c *Cluster) mutates() bool {
+	for _, a := range c.admissions {
+		if a.Mutate != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // merged is candidate for the merge of a patch into old: the merge made
 // its top level anew, and its metadata too when the patch touched it.
 func (c *Cluster) merged(old, obj map[string]any) map[string]any {
-	for _, a := range c.admissions {
-		if a.Mutate != nil {
-			return copyObject(obj)
-		}
+	if c.mutates() {
+		return copyObject(obj)
 	}
 	md, ok := obj["metadata"].(map[string]any)
 	if oldMD, _ := old["metadata"].(map[string]any); ok && sameMap(md, oldMD) {

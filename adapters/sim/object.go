@@ -204,6 +204,36 @@ func diffMembers(om, nm map[string]any, prefix string, keep func(string) bool, r
 	}
 }
 
+// diffPatched is diffMembers of old and new, where new is old merged with
+// the RFC 7386 patch: only the members the patch names can differ (the
+// merge shares the others), so only they are compared.
+func diffPatched(om, nm, patch map[string]any, prefix string, keep func(string) bool, removed, changed func(p string)) {
+	for k, pv := range patch {
+		if keep != nil && !keep(k) {
+			continue
+		}
+		ov, had := om[k]
+		nv, has := nm[k]
+		switch {
+		case !had && !has:
+		case !has:
+			eachLeaf(ov, prefix+"/"+jsonvalue.EscapeToken(k), removed)
+		case !had:
+			eachLeaf(nv, prefix+"/"+jsonvalue.EscapeToken(k), changed)
+		case scalarEqual(ov, nv):
+		default:
+			pm, patchMap := pv.(map[string]any)
+			oc, oldMap := ov.(map[string]any)
+			nc, newMap := nv.(map[string]any)
+			if patchMap && oldMap && newMap && len(oc) > 0 && len(nc) > 0 {
+				diffPatched(oc, nc, pm, prefix+"/"+jsonvalue.EscapeToken(k), nil, removed, changed)
+			} else {
+				diffLeaves(ov, nv, prefix+"/"+jsonvalue.EscapeToken(k), removed, changed)
+			}
+		}
+	}
+}
+
 // scalarEqual reports whether a and b are equal values that are not maps
 // (a leaf diffLeaves would find unchanged).
 func scalarEqual(a, b any) bool {

@@ -45,7 +45,15 @@ func (c *Cluster) patch(k *kindInfo, req adapters.Request) adapters.Result {
 			}
 		}
 		if err == nil {
-			return c.commitPatched(k, req, key, e, c.merged(e.obj, jsonvalue.MergePatch(e.obj, p).(map[string]any)))
+			merged := c.merged(e.obj, jsonvalue.MergePatch(e.obj, p).(map[string]any))
+			// Field ownership then compares only what the patch names
+			// (the merge shares the rest), unless admission may have
+			// changed anything.
+			req.Patch = p
+			if c.mutates() {
+				req.Patch = nil
+			}
+			return c.commitPatched(k, req, key, e, merged)
 		}
 	}
 	cur := mustJSON(e.obj)
@@ -315,7 +323,11 @@ func updateOwnership(k *kindInfo, req adapters.Request, prev map[managerKey]map[
 	case k.opts.HasStatus:
 		keep = func(key string) bool { return key != "status" }
 	}
-	diffMembers(oldObj, newObj, "", keep, onRemoved, onChanged)
+	if req.Verb == adapters.Patch && req.PatchType == adapters.MergePatch && req.Patch != nil {
+		diffPatched(oldObj, newObj, req.Patch, "", keep, onRemoved, onChanged)
+	} else {
+		diffMembers(oldObj, newObj, "", keep, onRemoved, onChanged)
+	}
 	// The sets of prev are shared with the stored entry (and, after a
 	// refused or dry-run write, must stay as they are): a set is copied
 	// only when it changes.

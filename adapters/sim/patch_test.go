@@ -145,3 +145,59 @@ func TestApplyPrunesMapsItEmptied(t *testing.T) {
 		t.Errorf("labels %v", field(res.Object, "/metadata/labels"))
 	}
 }
+
+// Ownership computed from a merge patch (only what it names is compared)
+// is the ownership computed by comparing the whole objects.
+func TestOwnershipFromMergePatch(t *testing.T) {
+	k := &kindInfo{apiVersion: "example.com/v1", kind: "Widget", scope: adapters.Namespaced, opts: KindOptions{HasStatus: true}}
+	old := map[string]any{"apiVersion": "example.com/v1", "kind": "Widget",
+		"metadata": map[string]any{"name": "w", "labels": map[string]any{"a": "1", "b": "2"}, "annotations": map[string]any{}},
+		"spec":     map[string]any{"x": int64(1), "m": map[string]any{"y": "z", "e": map[string]any{}}, "l": []any{int64(1)}, "gone": true},
+		"status":   map[string]any{"state": "A", "conditions": []any{map[string]any{"type": "Ready", "status": "False"}}}}
+	prev := map[managerKey]map[string]bool{
+		{"alice", "Update", ""}:      {"/spec/x": true, "/spec/m/y": true, "/metadata/labels/a": true, "/spec/gone": true},
+		{"bob", "Apply", ""}:         {"/spec/l": true, "/metadata/labels/b": true},
+		{"ctrl", "Update", "status"}: {"/status/state": true, "/status/conditions": true},
+	}
+	for _, c := range []struct {
+		name, sub string
+		patch     map[string]any
+	}{
+		{"spec leaves", "", map[string]any{"spec": map[string]any{"x": int64(2), "m": map[string]any{"y": "z", "new": "n"}, "gone": nil}}},
+		{"a map replaced by a scalar and back", "", map[string]any{"spec": map[string]any{"m": "flat", "x": map[string]any{"deep": int64(1)}}}},
+		{"an empty map filled", "", map[string]any{"spec": map[string]any{"m": map[string]any{"e": map[string]any{"k": "v"}}}}},
+		{"the last labels removed", "", map[string]any{"metadata": map[string]any{"labels": map[string]any{"a": nil, "b": nil}}}},
+		{"a list replaced, status ignored", "", map[string]any{"spec": map[string]any{"l": []any{int64(2)}}, "status": map[string]any{"state": "B"}}},
+		{"status write", "status", map[string]any{"status": map[string]any{"state": "B", "conditions": []any{map[string]any{"type": "Ready", "status": "True"}}, "reason": "R"}, "spec": map[string]any{"x": int64(9)}}},
+		{"nothing changed", "", map[string]any{"spec": map[string]any{"x": int64(1)}}},
+	} {
+		merged := jsonvalue.MergePatch(old, c.patch).(map[string]any)
+		if c.sub == "status" {
+			// The status subresource keeps everything but status.
+			keep := make(map[string]any, len(old))
+			for k, v := range old {
+				keep[k] = v
+			}
+			keep["status"] = merged["status"]
+			merged = keep
+		} else {
+			merged["status"] = old["status"]
+		}
+		dropEmptyMetadata(metadata(merged))
+		req := adapters.Request{Verb: adapters.Patch, PatchType: adapters.MergePatch, Subresource: c.sub, FieldManager: "carol"}
+		whole := updateOwnership(k, req, prev, old, merged)
+		req.Patch = c.patch
+		byPatch := updateOwnership(k, req, prev, old, merged)
+		if !jsonvalue.Equal(sortedOwners(whole), sortedOwners(byPatch)) {
+			t.Errorf("%s: from the patch %v, from the objects %v", c.name, sortedOwners(byPatch), sortedOwners(whole))
+		}
+	}
+}
+
+func sortedOwners(m map[managerKey]map[string]bool) []any {
+	var out []any
+	for _, mk := range sortedManagers(m) {
+		out = append(out, mk.manager+"/"+mk.operation+"/"+mk.subresource, jsonvalue.SortedKeys(m[mk]))
+	}
+	return out
+}
