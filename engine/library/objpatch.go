@@ -74,16 +74,33 @@ func ValidateSpec(spec any) map[string]any {
 func PlanSpec(target, spec any) map[string]any {
 	tm, _ := target.(map[string]any)
 	compute := func() map[string]any { return planSpec(tm, spec) }
+	sf := jsonvalue.Hash(spec)
 	if jsonvalue.Frozen(tm) {
-		return jsonvalue.Remember(tm, "objpatch.plan/"+fingerprint(spec), compute)
+		pc := jsonvalue.Remember(tm, "objpatch.plans", func() *targetPlans { return &targetPlans{bySpec: map[jsonvalue.Fingerprint]map[string]any{}} })
+		pc.mu.Lock()
+		p, ok := pc.bySpec[sf]
+		pc.mu.Unlock()
+		if !ok {
+			p = compute()
+			pc.mu.Lock()
+			pc.bySpec[sf] = p
+			pc.mu.Unlock()
+		}
+		return p
 	}
-	return plans.get(fingerprint(tm, spec), compute)
+	return plans.get([2]jsonvalue.Fingerprint{jsonvalue.Hash(tm), sf}, compute)
+}
+
+// targetPlans are the plans of one frozen target, by spec.
+type targetPlans struct {
+	mu     sync.Mutex
+	bySpec map[jsonvalue.Fingerprint]map[string]any
 }
 
 // plans remembers plans by the content of target and spec: an object
 // resting in a state is re-planned on every check, and its target seldom
 // changes. A frozen target keeps its plans itself, as long as it lives.
-var plans = newMemo[map[string]any](4096)
+var plans = newMemo[[2]jsonvalue.Fingerprint, map[string]any](4096)
 
 func planSpec(tm map[string]any, spec any) map[string]any {
 	out := map[string]any{"ok": false, "error": "", "changed": false, "object": map[string]any{}, "merge": nil, "json": nil, "full": nil}
@@ -284,8 +301,8 @@ func (l *listed) listedAsIs(self map[string]any) bool {
 // patch: its name, namespace, creation and deletion timestamps and spec
 // (not its status, which every check rewrites).
 var (
-	arbitrations = newKeyedMemo[[2]jsonvalue.Fingerprint, map[string]any](4096)
-	listVerdicts = newKeyedMemo[jsonvalue.Fingerprint, map[nsName]map[string]any](4096)
+	arbitrations = newMemo[[2]jsonvalue.Fingerprint, map[string]any](4096)
+	listVerdicts = newMemo[jsonvalue.Fingerprint, map[nsName]map[string]any](4096)
 )
 
 // claimantFingerprintOf is claimantFingerprint, remembered on a frozen obj.
@@ -385,13 +402,18 @@ type specClaims struct {
 // claimsBySpec remembers claims by namespace and spec: every sibling patch
 // is arbitrated again on every check of every patch. A frozen patch keeps
 // its claims itself.
-var claimsBySpec = newMemo[specClaims](8192)
+var claimsBySpec = newMemo[claimsKey, specClaims](8192)
+
+type claimsKey struct {
+	namespace string
+	spec      jsonvalue.Fingerprint
+}
 
 func claimsOf(obj, md map[string]any) specClaims {
 	if jsonvalue.Frozen(obj) {
 		return jsonvalue.Remember(obj, "objpatch.claims", func() specClaims { return computeClaims(obj, md) })
 	}
-	return claimsBySpec.get(str(md["namespace"])+"/"+fingerprint(obj["spec"]), func() specClaims { return computeClaims(obj, md) })
+	return claimsBySpec.get(claimsKey{str(md["namespace"]), jsonvalue.Hash(obj["spec"])}, func() specClaims { return computeClaims(obj, md) })
 }
 
 // computeClaims reads what a patch's spec claims in its namespace.
