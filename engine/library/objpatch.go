@@ -285,15 +285,41 @@ func (l *listed) listedAsIs(self map[string]any) bool {
 			return true
 		}
 	}
-	name, ns := str(md["name"]), str(md["namespace"])
-	for i, it := range l.items {
-		obj, _ := it.(map[string]any)
-		omd, _ := obj["metadata"].(map[string]any)
-		if str(omd["name"]) == name && str(omd["namespace"]) == ns {
-			return l.fps[i] == claimantFingerprintOf(self)
+	i := l.find(str(md["namespace"]), str(md["name"]))
+	return i >= 0 && l.fps[i] == claimantFingerprintOf(self)
+}
+
+// find returns the index of the member named name in namespace, or -1.
+// Lists come sorted by namespace and name (as the API server and the
+// simulator list them), so it searches by halves first; an unsorted list
+// is scanned.
+func (l *listed) find(ns, name string) int {
+	key := func(i int) (string, string) {
+		obj, _ := l.items[i].(map[string]any)
+		md, _ := obj["metadata"].(map[string]any)
+		return str(md["namespace"]), str(md["name"])
+	}
+	lo, hi := 0, len(l.items)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		mns, mname := key(mid)
+		if mns < ns || mns == ns && mname < name {
+			lo = mid + 1
+		} else {
+			hi = mid
 		}
 	}
-	return false
+	if lo < len(l.items) {
+		if mns, mname := key(lo); mns == ns && mname == name {
+			return lo
+		}
+	}
+	for i := range l.items {
+		if mns, mname := key(i); mns == ns && mname == name {
+			return i
+		}
+	}
+	return -1
 }
 
 // arbitrations remembers the verdicts of selves arbitrated on their own,
