@@ -284,7 +284,9 @@ func Step(m *fsm.Machine, snap Snapshot) *Decision {
 		return d
 	}
 	var guardErr *GuardResult
-	for _, t := range m.Candidates(from) {
+	cands := m.Candidates(from)
+	d.Guards = make([]GuardResult, 0, len(cands))
+	for _, t := range cands {
 		g := GuardResult{Transition: t.Name, Value: true}
 		if t.When != nil {
 			g.Value, g.Err = v.evalBool(t.When)
