@@ -6,12 +6,14 @@ import (
 	"flag"
 	"fmt"
 	"runtime"
+	"runtime/debug"
 	"runtime/metrics"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/statecraft/statecraft/internal/batch"
 	"github.com/statecraft/statecraft/scenario"
 )
 
@@ -28,6 +30,11 @@ import (
 // `make bench` always ends; -sim.budget=0 waits for every run to finish.
 
 var simBudget = flag.Duration("sim.budget", 5*time.Minute, "abandon a simulation run after this wall time (0: never)")
+
+// Each run is measured as `statecraft sim` runs it, with the garbage
+// collector's batch target (internal/batch.TuneGC: 400% unless GOGC is
+// set); -sim.batchgc=false keeps the Go default (or GOGC) instead.
+var simBatchGC = flag.Bool("sim.batchgc", true, "run with the batch commands' garbage collector target (internal/batch)")
 
 // simCase is one size: objects, and how much virtual time is simulated.
 type simCase struct {
@@ -76,6 +83,11 @@ func benchSimulate(b *testing.B, c simCase) {
 		b.Fatal(diags)
 	}
 	b.ReportAllocs()
+	if *simBatchGC {
+		defer batch.TuneGC()()
+	}
+	gcPercent := debug.SetGCPercent(-1)
+	debug.SetGCPercent(gcPercent)
 	var res *scenario.Result
 	var peak uint64
 	b.ResetTimer()
@@ -118,6 +130,7 @@ func benchSimulate(b *testing.B, c simCase) {
 	}
 	b.ReportMetric(float64(c.objects), "objects")
 	b.ReportMetric(c.runFor.Hours(), "virtual-h")
+	b.ReportMetric(float64(gcPercent), "gc-percent")
 	// scenario.Run does not count reconciles; every converged object is
 	// reconciled once per requeueInterval (5m) by its recheck, so this is
 	// the number the runner must at least carry out.

@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/statecraft/statecraft/fsm"
+	"github.com/statecraft/statecraft/internal/batch"
 	"github.com/statecraft/statecraft/internal/diagtext"
 	"github.com/statecraft/statecraft/rules"
 	"github.com/statecraft/statecraft/scenario"
@@ -197,6 +198,7 @@ func simCmd(stdout, stderr io.Writer) *cobra.Command {
 		Short: "Run a scenario on the simulated cluster and print its trace",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			defer batch.TuneGC()()
 			var opts scenario.Options
 			if until != "" {
 				d, err := time.ParseDuration(until)
@@ -292,6 +294,7 @@ func testCmd(stdout, stderr io.Writer) *cobra.Command {
 		Short: "Run every scenario below the folders against its golden trace and expectations",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			defer batch.TuneGC()()
 			paths, err := scenario.Find(args...)
 			if err != nil {
 				return err

@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/statecraft/statecraft/fsm"
+	"github.com/statecraft/statecraft/internal/batch"
 	"github.com/statecraft/statecraft/rules"
 	"github.com/statecraft/statecraft/scenario"
 	"github.com/statecraft/statecraft/verify"
@@ -25,6 +26,7 @@ func verifyCmd(stdout, stderr io.Writer) *cobra.Command {
 		Short: "Explore each machine, within bounds, against an abstract environment; report unreached and trapping states, livelocks, unbounded retries and declared properties",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			defer batch.TuneGC()()
 			ms, _, diags := loadMachines(args)
 			if diags.HasErrors() {
 				printDiags(stderr, diags)
