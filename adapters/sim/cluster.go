@@ -26,7 +26,7 @@ type Cluster struct {
 	objects map[objKey]*entry
 	// byKind indexes objects by apiVersion, kind and namespace, for List.
 	byKind      map[kindNS]map[objKey]*entry
-	sorted      map[kindNS][]objKey // byKind's keys in List order, see sortedKeys
+	sorted      map[kindNS][]*entry // byKind's entries in List order, see sortedEntries
 	sharedReads bool
 	byUID       map[string]objKey
 	changes     map[kindNS]*changeCount // see changes.go
@@ -134,7 +134,7 @@ func New(clock *Clock, opts ...Option) *Cluster {
 		kinds:           map[kindKey]*kindInfo{},
 		objects:         map[objKey]*entry{},
 		byKind:          map[kindNS]map[objKey]*entry{},
-		sorted:          map[kindNS][]objKey{},
+		sorted:          map[kindNS][]*entry{},
 		byUID:           map[string]objKey{},
 		changes:         map[kindNS]*changeCount{},
 		engineIdentity:  DefaultEngineIdentity,
@@ -313,10 +313,11 @@ func (c *Cluster) list(k *kindInfo, req adapters.Request) adapters.Result {
 	if err != nil {
 		return fail(adapters.Invalid, "unable to parse requirement: %v", err)
 	}
-	var keys []objKey
+	var entries []*entry
 	if req.Ref.Namespace != "" {
-		keys = c.sortedKeys(kindNS{k.apiVersion, k.kind, req.Ref.Namespace})
+		entries = c.sortedEntries(kindNS{k.apiVersion, k.kind, req.Ref.Namespace})
 	} else {
+		var keys []objKey
 		for ik, m := range c.byKind {
 			if ik.apiVersion == k.apiVersion && ik.kind == k.kind {
 				for key := range m {
@@ -325,11 +326,14 @@ func (c *Cluster) list(k *kindInfo, req adapters.Request) adapters.Result {
 			}
 		}
 		sortKeys(keys)
+		entries = make([]*entry, len(keys))
+		for i, key := range keys {
+			entries[i] = c.objects[key]
+		}
 	}
-	items := make([]map[string]any, 0, len(keys))
+	items := make([]map[string]any, 0, len(entries))
 	canonical := c.sharedReads
-	for _, key := range keys {
-		e := c.objects[key]
+	for _, e := range entries {
 		if len(sel) == 0 || sel.matches(stringMap(metadata(e.obj)["labels"])) {
 			items = append(items, c.read(e))
 			canonical = canonical && e.canonical
@@ -338,20 +342,25 @@ func (c *Cluster) list(k *kindInfo, req adapters.Request) adapters.Result {
 	return adapters.Result{Outcome: adapters.OK, Items: items, Canonical: canonical}
 }
 
-// sortedKeys returns the keys of one kind in one namespace in List order,
-// remembered until an object of them is added or removed. Callers must
-// not change the slice.
-func (c *Cluster) sortedKeys(ik kindNS) []objKey {
-	if keys, ok := c.sorted[ik]; ok {
-		return keys
+// sortedEntries returns the stored objects of one kind in one namespace in
+// List order, remembered until an object of them is added or removed (an
+// entry stays the same while its object changes). Callers must not change
+// the slice.
+func (c *Cluster) sortedEntries(ik kindNS) []*entry {
+	if entries, ok := c.sorted[ik]; ok {
+		return entries
 	}
 	keys := make([]objKey, 0, len(c.byKind[ik]))
 	for key := range c.byKind[ik] {
 		keys = append(keys, key)
 	}
 	sortKeys(keys)
-	c.sorted[ik] = keys
-	return keys
+	entries := make([]*entry, len(keys))
+	for i, key := range keys {
+		entries[i] = c.byKind[ik][key]
+	}
+	c.sorted[ik] = entries
+	return entries
 }
 
 func sortKeys(keys []objKey) {
