@@ -281,14 +281,25 @@ func ownedLeaves(k *kindInfo, subresource string, obj map[string]any) map[string
 	return out
 }
 
+// serverFieldPaths are the JSON pointers of serverFields.
+var serverFieldPaths = func() []string {
+	out := make([]string, len(serverFields))
+	for i, f := range serverFields {
+		out[i] = "/metadata/" + f
+	}
+	return out
+}()
+
 func notOwnable(k *kindInfo, subresource, p string) bool {
 	switch p {
 	case "/apiVersion", "/kind", "/metadata", "/metadata/name", "/metadata/namespace":
 		return true
 	}
-	for _, f := range serverFields {
-		if overlaps(p, "/metadata/"+f) {
-			return true
+	if p == "" || strings.HasPrefix(p, "/metadata") {
+		for _, f := range serverFieldPaths {
+			if overlaps(p, f) {
+				return true
+			}
 		}
 	}
 	if subresource == "status" {
