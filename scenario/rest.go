@@ -1,6 +1,8 @@
 package scenario
 
 import (
+	"time"
+
 	"github.com/statecraft/statecraft/adapters"
 	"github.com/statecraft/statecraft/adapters/sim"
 	"github.com/statecraft/statecraft/engine"
@@ -25,35 +27,56 @@ type changeWatcher interface {
 	DiscoveryChanges() uint64
 }
 
-// resting is a certified rest. It turns dirty when anything it read
-// changes: the object itself, an object it got, or an object of a list it
-// read (outside status, for a status-blind list).
+// resting is an object's certified rest, kept in the object's own record
+// (driven), which a skipped recheck reads and nothing else: it turns dirty
+// when anything the decision read changes (the object itself, an object it
+// got, or an object of a list it read, outside status for a status-blind
+// list).
 type resting struct {
-	cert      engine.Rest
+	on        bool   // the object rests with a certificate
+	dirty     bool   // something it read changed since
+	id        uint64 // which certification: the watches name it
+	until     int64  // Unix nanoseconds the rest holds until; 0: for ever
+	every     time.Duration
+	jitter    time.Duration
+	jitterKey string
 	discovery uint64
-	dirty     bool
+}
+
+// next is when a recheck at at, resting again, asks to be stepped.
+func (rs *resting) next(at time.Time) time.Time {
+	return engine.Rest{Every: rs.every, Jitter: rs.jitter, JitterKey: rs.jitterKey}.Next(at)
 }
 
 type listKey struct{ apiVersion, kind, namespace string }
 
 // listWatch is a resting object that read a list.
 type listWatch struct {
-	rest  *resting
+	id    uint64
 	blind bool // only changes outside status count
 }
 
-// watches are the certified reads of resting objects, by what they read.
-// Each set holds at most one entry per object (its latest rest); an entry
-// of a rest since given up is harmless (marking it dirty changes nothing)
-// and goes with the next change it concerns.
+// watches are the certified reads of resting objects, by what they read,
+// naming each object's certification. Each set holds at most one entry
+// per object (its latest rest); an entry of a rest since given up is
+// harmless (its certification is no longer the object's) and goes with
+// the next change it concerns.
 type watches struct {
-	gets  map[adapters.Ref]map[*driven]*resting
+	gets  map[adapters.Ref]map[*driven]uint64
 	lists map[listKey]map[*driven]listWatch
+	seq   uint64 // certifications so far
 }
 
-func (r *runner) resting(d *driven, c engine.Rest) *resting {
-	rest := &resting{cert: c, discovery: r.changes.DiscoveryChanges()}
-	r.watchGet(d.ref, d, rest)
+// rest records d's certified rest c and watches what it read.
+func (r *runner) rest(d *driven, c engine.Rest) {
+	r.watches.seq++
+	id := r.watches.seq
+	d.rest = resting{on: true, id: id, every: c.Every, jitter: c.Jitter, jitterKey: c.JitterKey,
+		discovery: r.changes.DiscoveryChanges()}
+	if !c.Until.IsZero() {
+		d.rest.until = c.Until.UnixNano()
+	}
+	r.watchGet(d.ref, d, id)
 	for _, rd := range c.Reads {
 		switch {
 		case rd.Skip || rd.Err != nil:
@@ -65,28 +88,34 @@ func (r *runner) resting(d *driven, c engine.Rest) *resting {
 				set = map[*driven]listWatch{}
 				r.watches.lists[k] = set
 			}
-			set[d] = listWatch{rest: rest, blind: rd.StatusBlind}
+			set[d] = listWatch{id: id, blind: rd.StatusBlind}
 		default:
-			r.watchGet(rd.Ref, d, rest)
+			r.watchGet(rd.Ref, d, id)
 		}
 	}
-	return rest
 }
 
-func (r *runner) watchGet(ref adapters.Ref, d *driven, rest *resting) {
+func (r *runner) watchGet(ref adapters.Ref, d *driven, id uint64) {
 	set := r.watches.gets[ref]
 	if set == nil {
-		set = map[*driven]*resting{}
+		set = map[*driven]uint64{}
 		r.watches.gets[ref] = set
 	}
-	set[d] = rest
+	set[d] = id
+}
+
+// dirty marks d's rest dirty if it is still the certification id.
+func dirty(d *driven, id uint64) {
+	if d.rest.on && d.rest.id == id {
+		d.rest.dirty = true
+	}
 }
 
 // changed marks dirty the rests that read what ch changed. A list of every
 // namespace is watched under the namespace "".
 func (r *runner) changed(ch sim.Change) {
-	for _, rest := range r.watches.gets[ch.Ref] {
-		rest.dirty = true
+	for d, id := range r.watches.gets[ch.Ref] {
+		dirty(d, id)
 	}
 	delete(r.watches.gets, ch.Ref)
 	for _, ns := range [2]string{ch.Ref.Namespace, ""} {
@@ -94,7 +123,7 @@ func (r *runner) changed(ch sim.Change) {
 		set := r.watches.lists[k]
 		for d, w := range set {
 			if !ch.StatusOnly || !w.blind {
-				w.rest.dirty = true
+				dirty(d, w.id)
 				delete(set, d)
 			}
 		}
@@ -107,20 +136,20 @@ func (r *runner) changed(ch sim.Change) {
 // stillResting reports whether a recheck of d now would read what its
 // certified rest read, at a time the rest still holds.
 func (r *runner) stillResting(d *driven) bool {
-	rest := d.rest
-	if rest.dirty {
+	rs := &d.rest
+	if !rs.on || rs.dirty {
 		return false
 	}
-	if until := rest.cert.Until; !until.IsZero() && !r.clock.Now().Before(until) {
+	if rs.until != 0 && r.clock.Now().UnixNano() >= rs.until {
 		return false
 	}
-	return r.changes.DiscoveryChanges() == rest.discovery
+	return r.changes.DiscoveryChanges() == rs.discovery
 }
 
 // forgetRests makes every object step at its next wake-up.
 func (r *runner) forgetRests() {
 	for _, d := range r.objs {
-		d.rest = nil
+		d.rest = resting{}
 	}
 }
 

@@ -162,7 +162,7 @@ type driven struct {
 	// generation was superseded by a later decision.
 	gen int
 	// rest is the object's certified rest while it rests (see rest.go).
-	rest *resting
+	rest resting
 }
 
 // queue is the runner's agenda: a binary min-heap of items by time, then
@@ -272,7 +272,7 @@ func Run(ctx context.Context, s *Scenario, ms []*fsm.Machine, opts Options) (*Re
 	}
 	if cw, ok := cluster.(changeWatcher); ok && !opts.EveryStep && opts.Steps == nil && !s.stagesFaults() && !s.countsReads() {
 		r.changes = cw
-		r.watches = watches{gets: map[adapters.Ref]map[*driven]*resting{}, lists: map[listKey]map[*driven]listWatch{}}
+		r.watches = watches{gets: map[adapters.Ref]map[*driven]uint64{}, lists: map[listKey]map[*driven]listWatch{}}
 		cw.OnChange(r.changed)
 	}
 	for k, v := range builtinKinds {
@@ -334,10 +334,10 @@ func Run(ctx context.Context, s *Scenario, ms []*fsm.Machine, opts Options) (*Re
 			if d.gen != it.gen {
 				continue // superseded by a later decision
 			}
-			if d.rest != nil && r.stillResting(d) {
+			if r.stillResting(d) {
 				r.res.Rests++
-				if d.rest.cert.Every > 0 {
-					r.wake(d, d.rest.cert.Next(it.at))
+				if d.rest.every > 0 {
+					r.wake(d, d.rest.next(it.at))
 				}
 				continue
 			}
@@ -560,13 +560,13 @@ func (r *runner) reconcile(ctx context.Context, d *driven) error {
 	ref, m := d.ref, d.machine
 	r.current = ref
 	r.res.Reconciles++
-	d.rest = nil
+	d.rest = resting{}
 	rep, err := engine.Reconcile(ctx, m, r.cluster, ref, r.clock.Now(), r)
 	r.flush(true)
 	r.current = adapters.Ref{}
 	if err == nil && r.changes != nil && rep.Rest != nil {
 		if c, ok := engine.Certify(m, rep.RestSnapshot, rep.Rest); ok && r.sawNow(m, ref, rep, c) {
-			d.rest = r.resting(d, c)
+			r.rest(d, c)
 		}
 	}
 	if err != nil {

@@ -97,7 +97,5 @@ func (c *Cluster) Version(ref adapters.Ref) (string, bool) {
 // DiscoveryChanges counts the changes to the kinds the server serves (a
 // kind registered, a CRD established or removed).
 func (c *Cluster) DiscoveryChanges() uint64 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.discovery
+	return c.discovery.Load()
 }

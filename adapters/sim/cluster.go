@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/statecraft/statecraft/internal/jsonvalue"
 
@@ -31,8 +32,8 @@ type Cluster struct {
 	byUID       map[string]objKey
 	changes     map[kindNS]*changeCount // see changes.go
 	onChange    []func(Change)
-	spare       []Record // see TakeRecords
-	discovery   uint64   // changes to the served kinds
+	spare       []Record      // see TakeRecords
+	discovery   atomic.Uint64 // changes to the served kinds (read without the lock)
 
 	rv      int64 // last resourceVersion handed out
 	uidSeq  int64

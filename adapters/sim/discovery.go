@@ -96,7 +96,7 @@ func (c *Cluster) RegisterKind(apiVersion, kind string, scope adapters.Scope, op
 
 func (c *Cluster) registerLocked(apiVersion, kind string, scope adapters.Scope, opts KindOptions, fromCRD string) {
 	opts.Immutable = append([]string(nil), opts.Immutable...)
-	c.discovery++
+	c.discovery.Add(1)
 	c.kinds[kindKey{apiVersion, kind}] = &kindInfo{
 		apiVersion: apiVersion, kind: kind, scope: scope, opts: opts, fromCRD: fromCRD,
 	}

@@ -405,7 +405,7 @@ func (c *Cluster) dropCRD(name string) {
 	}
 	for _, kk := range gone {
 		delete(c.kinds, kk)
-		c.discovery++
+		c.discovery.Add(1)
 		var keys []objKey
 		for key := range c.objects {
 			if key.apiVersion == kk.apiVersion && key.kind == kk.kind {

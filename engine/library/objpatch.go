@@ -162,25 +162,32 @@ var StatusBlind = map[string]bool{"objpatch.arbitrate": true}
 // there. Any other self is arbitrated on its own.
 func ArbitrateClaims(patches []any, self map[string]any) map[string]any {
 	l := claimantList(patches)
-	if l.listedAsIs(self) {
-		all := listVerdicts.get(l.key, func() map[nsName]map[string]any {
+	if l.holds(self) {
+		all := listVerdicts.get(l.key, func() map[nsName]listedVerdict {
 			vs := objpatch.Arbitrate(claimants(patches, nil))
-			out := make(map[nsName]map[string]any, len(vs))
+			out := make(map[nsName]listedVerdict, len(patches))
 			for _, it := range patches {
 				if obj, ok := it.(map[string]any); ok {
-					k := nsNameOf(obj)
-					out[k] = verdictValue(vs[claimantKey(obj)])
+					v, claims := vs[claimantKey(obj)]
+					out[nsNameOf(obj)] = listedVerdict{value: verdictValue(v), claims: claims}
 				}
 			}
 			return out
 		})
-		if v, ok := all[nsNameOf(self)]; ok {
-			return v
+		if v := all[nsNameOf(self)]; v.claims {
+			return v.value
 		}
-		return verdictValue(objpatch.Verdict{})
 	}
 	sk := claimantFingerprintOf(self)
 	return arbitrations.get([2]jsonvalue.Fingerprint{sk, l.key}, func() map[string]any { return arbitrateClaims(patches, self) })
+}
+
+// A listedVerdict is a listed patch's verdict; claims is false for one that
+// claims nothing in the list (being deleted, or an invalid spec), which is
+// arbitrated on its own instead.
+type listedVerdict struct {
+	value  map[string]any
+	claims bool
 }
 
 // nsName names a patch within a list without building a string.
@@ -272,54 +279,23 @@ func sameMap(a any, b map[string]any) bool {
 	return ok && m != nil && b != nil && reflect.ValueOf(m).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
 }
 
-// listedAsIs reports whether self is among the list as given, with a valid
-// spec and no deletion: its verdict is then the list's. A self read with
-// the list is usually the very object listed.
-func (l *listed) listedAsIs(self map[string]any) bool {
-	md, _ := self["metadata"].(map[string]any)
-	if _, deleting := md["deletionTimestamp"]; deleting || !claimsOf(self, md).valid {
-		return false
-	}
+// holds reports whether self is among the list as given: the very object
+// listed (a self read with the list usually is), or one that arbitration
+// reads the same (the same claimant fingerprint: name, namespace,
+// timestamps and spec).
+func (l *listed) holds(self map[string]any) bool {
 	for _, it := range l.items {
 		if sameMap(it, self) {
 			return true
 		}
 	}
-	i := l.find(str(md["namespace"]), str(md["name"]))
-	return i >= 0 && l.fps[i] == claimantFingerprintOf(self)
-}
-
-// find returns the index of the member named name in namespace, or -1.
-// Lists come sorted by namespace and name (as the API server and the
-// simulator list them), so it searches by halves first; an unsorted list
-// is scanned.
-func (l *listed) find(ns, name string) int {
-	key := func(i int) (string, string) {
-		obj, _ := l.items[i].(map[string]any)
-		md, _ := obj["metadata"].(map[string]any)
-		return str(md["namespace"]), str(md["name"])
-	}
-	lo, hi := 0, len(l.items)
-	for lo < hi {
-		mid := int(uint(lo+hi) >> 1)
-		mns, mname := key(mid)
-		if mns < ns || mns == ns && mname < name {
-			lo = mid + 1
-		} else {
-			hi = mid
+	fp := claimantFingerprintOf(self)
+	for _, f := range l.fps {
+		if f == fp {
+			return true
 		}
 	}
-	if lo < len(l.items) {
-		if mns, mname := key(lo); mns == ns && mname == name {
-			return lo
-		}
-	}
-	for i := range l.items {
-		if mns, mname := key(i); mns == ns && mname == name {
-			return i
-		}
-	}
-	return -1
+	return false
 }
 
 // arbitrations remembers the verdicts of selves arbitrated on their own,
@@ -328,7 +304,7 @@ func (l *listed) find(ns, name string) int {
 // (not its status, which every check rewrites).
 var (
 	arbitrations = newMemo[[2]jsonvalue.Fingerprint, map[string]any](4096)
-	listVerdicts = newMemo[jsonvalue.Fingerprint, map[nsName]map[string]any](4096)
+	listVerdicts = newMemo[jsonvalue.Fingerprint, map[nsName]listedVerdict](4096)
 )
 
 // claimantFingerprintOf is claimantFingerprint, remembered on a frozen obj.
