@@ -70,7 +70,7 @@ func New(cfg *rest.Config, opts Options) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kube: discovery client: %w", err)
 	}
-	dyn, err := dynamic.NewForConfig(base)
+	dyn, err := newDynamic(base)
 	if err != nil {
 		return nil, fmt.Errorf("kube: dynamic client: %w", err)
 	}
@@ -219,7 +219,7 @@ func (c *Client) clientFor(identity string) (dynamic.Interface, error) {
 	}
 	cfg := rest.CopyConfig(c.base)
 	cfg.Impersonate = rest.ImpersonationConfig{UserName: identity}
-	d, err := dynamic.NewForConfig(cfg)
+	d, err := newDynamic(cfg)
 	if err != nil {
 		return nil, err
 	}
