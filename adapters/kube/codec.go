@@ -34,8 +34,9 @@ import (
 // would (malformed JSON, typed objects such as Status, a missing kind), to
 // client-go's own serializer.
 
-// newDynamic returns a dynamic client for cfg that decodes with fastDecoder.
-func newDynamic(cfg *rest.Config) (dynamic.Interface, error) {
+// newDynamic returns a dynamic client for cfg that decodes with fastDecoder,
+// leaving out every object's metadata.managedFields when dropManagedFields.
+func newDynamic(cfg *rest.Config, dropManagedFields bool) (dynamic.Interface, error) {
 	dc := dynamic.ConfigFor(cfg)
 	httpClient, err := rest.HTTPClientFor(dc)
 	if err != nil {
@@ -43,7 +44,7 @@ func newDynamic(cfg *rest.Config) (dynamic.Interface, error) {
 	}
 	dc.GroupVersion = nil
 	dc.APIPath = "/if-you-see-this-search-for-the-break" // as dynamic.NewForConfigAndClient: requests use absolute paths
-	dc.NegotiatedSerializer = newFastNegotiated(dc.NegotiatedSerializer)
+	dc.NegotiatedSerializer = newFastNegotiated(dc.NegotiatedSerializer, dropManagedFields)
 	rc, err := rest.UnversionedRESTClientForConfigAndClient(dc, httpClient)
 	if err != nil {
 		return nil, err
@@ -60,13 +61,13 @@ type fastNegotiated struct {
 
 func (n fastNegotiated) SupportedMediaTypes() []runtime.SerializerInfo { return n.infos }
 
-func newFastNegotiated(ns runtime.NegotiatedSerializer) fastNegotiated {
+func newFastNegotiated(ns runtime.NegotiatedSerializer, dropManagedFields bool) fastNegotiated {
 	infos := append([]runtime.SerializerInfo(nil), ns.SupportedMediaTypes()...)
 	for i, info := range infos {
 		if info.MediaType != runtime.ContentTypeJSON || info.Serializer == nil {
 			continue
 		}
-		info.Serializer = fastDecoder{Serializer: info.Serializer}
+		info.Serializer = fastDecoder{Serializer: info.Serializer, dropManagedFields: dropManagedFields}
 		if s := info.StreamSerializer; s != nil && s.Serializer != nil {
 			stream := *s
 			stream.Serializer = fastDecoder{Serializer: s.Serializer, eventsOnly: true}
@@ -81,10 +82,14 @@ func newFastNegotiated(ns runtime.NegotiatedSerializer) fastNegotiated {
 // fastDecoder decodes into Unstructured, UnstructuredList and WatchEvent,
 // and into nothing (a new Unstructured), in one pass; anything else goes to
 // the serializer it wraps. The watch stream's decoder (eventsOnly) decodes
-// only WatchEvents itself: it knows no unstructured kinds.
+// only WatchEvents itself: it knows no unstructured kinds. With
+// dropManagedFields, the objects it decodes (a list's items included) come
+// without metadata.managedFields (those that the serializer it wraps
+// decodes keep them).
 type fastDecoder struct {
 	runtime.Serializer
-	eventsOnly bool
+	eventsOnly        bool
+	dropManagedFields bool
 }
 
 func (d fastDecoder) Decode(data []byte, defaults *schema.GroupVersionKind, into runtime.Object) (runtime.Object, *schema.GroupVersionKind, error) {
@@ -96,15 +101,15 @@ func (d fastDecoder) Decode(data []byte, defaults *schema.GroupVersionKind, into
 	if defaults == nil && !d.eventsOnly {
 		switch t := into.(type) {
 		case nil:
-			if u, gvk, ok := decodeNew(data); ok {
+			if u, gvk, ok := decodeNew(data, d.dropManagedFields); ok {
 				return u, gvk, nil
 			}
 		case *unstructured.Unstructured:
-			if gvk, ok := decodeUnstructured(data, t); ok {
+			if gvk, ok := decodeUnstructured(data, t, d.dropManagedFields); ok {
 				return t, gvk, nil
 			}
 		case *unstructured.UnstructuredList:
-			if gvk, ok := decodeList(data, t); ok {
+			if gvk, ok := decodeList(data, t, d.dropManagedFields); ok {
 				return t, gvk, nil
 			}
 		}
@@ -123,8 +128,9 @@ var metaScheme = func() *runtime.Scheme {
 // topObject parses data as a JSON object whose apiVersion and kind, if
 // present, are strings under exactly those keys (client-go looks them up
 // ignoring case: another spelling would be read differently).
-func topObject(data []byte) (map[string]any, bool) {
-	v, err := parseJSON(data)
+func topObject(data []byte, dropManagedFields bool) (map[string]any, bool) {
+	p := jsonParser{data: data, dropManagedFields: dropManagedFields}
+	v, err := p.parse()
 	if err != nil {
 		return nil, false
 	}
@@ -159,8 +165,8 @@ func typeOf(m map[string]any) (schema.GroupVersionKind, bool) {
 
 // decodeNew decodes what the dynamic serializer decodes into a new
 // Unstructured: an object of a kind it does not know as a typed one.
-func decodeNew(data []byte) (runtime.Object, *schema.GroupVersionKind, bool) {
-	m, ok := topObject(data)
+func decodeNew(data []byte, dropManagedFields bool) (runtime.Object, *schema.GroupVersionKind, bool) {
+	m, ok := topObject(data, dropManagedFields)
 	if !ok {
 		return nil, nil, false
 	}
@@ -171,8 +177,8 @@ func decodeNew(data []byte) (runtime.Object, *schema.GroupVersionKind, bool) {
 	return &unstructured.Unstructured{Object: m}, &gvk, true
 }
 
-func decodeUnstructured(data []byte, u *unstructured.Unstructured) (*schema.GroupVersionKind, bool) {
-	m, ok := topObject(data)
+func decodeUnstructured(data []byte, u *unstructured.Unstructured, dropManagedFields bool) (*schema.GroupVersionKind, bool) {
+	m, ok := topObject(data, dropManagedFields)
 	if !ok {
 		return nil, false
 	}
@@ -187,11 +193,11 @@ func decodeUnstructured(data []byte, u *unstructured.Unstructured) (*schema.Grou
 // decodeList decodes a list as unstructured's decodeToList does: items are
 // taken out of the list's object, and items without apiVersion and kind get
 // the list's apiVersion and its kind without the List suffix.
-func decodeList(data []byte, list *unstructured.UnstructuredList) (*schema.GroupVersionKind, bool) {
+func decodeList(data []byte, list *unstructured.UnstructuredList, dropManagedFields bool) (*schema.GroupVersionKind, bool) {
 	if list.Object != nil || list.Items != nil {
 		return nil, false // decoding would merge into what is there
 	}
-	m, ok := topObject(data)
+	m, ok := topObject(data, dropManagedFields)
 	if !ok {
 		return nil, false
 	}
@@ -431,6 +437,11 @@ var (
 // any.
 func parseJSON(data []byte) (any, error) {
 	p := jsonParser{data: data}
+	return p.parse()
+}
+
+func (p *jsonParser) parse() (any, error) {
+	data := p.data
 	p.ws()
 	v, err := p.value()
 	if err != nil {
@@ -447,6 +458,13 @@ type jsonParser struct {
 	data  []byte
 	i     int
 	depth int
+	// dropManagedFields leaves out the managedFields of the metadata of
+	// the top-level object, and of the objects of its items: metaDepth is
+	// the depth of the metadata being read (0: none), items whether the
+	// top-level items are.
+	dropManagedFields bool
+	metaDepth         int
+	items             bool
 }
 
 func (p *jsonParser) ws() {
@@ -525,11 +543,31 @@ func (p *jsonParser) object() (any, error) {
 		}
 		p.i++
 		p.ws()
-		v, err := p.value()
+		var v any
+		drop := false
+		switch {
+		case !p.dropManagedFields:
+			v, err = p.value()
+		case k == "managedFields" && p.metaDepth == p.depth:
+			drop = true
+			err = p.skip()
+		case k == "metadata" && (p.depth == 1 || p.depth == 3 && p.items):
+			p.metaDepth = p.depth + 1
+			v, err = p.value()
+			p.metaDepth = 0
+		case k == "items" && p.depth == 1:
+			p.items = true
+			v, err = p.value()
+			p.items = false
+		default:
+			v, err = p.value()
+		}
 		if err != nil {
 			return nil, err
 		}
-		m[k] = v
+		if !drop {
+			m[k] = v
+		}
 		p.ws()
 		if p.i >= len(p.data) {
 			return nil, errEnd

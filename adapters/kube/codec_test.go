@@ -70,7 +70,7 @@ func dynamicSerializer(t testing.TB) runtime.NegotiatedSerializer {
 // and with fastDecoder, and wants the same objects and the same failures.
 func TestFastDecoderAgrees(t *testing.T) {
 	orig := dynamicSerializer(t)
-	fast := newFastNegotiated(orig)
+	fast := newFastNegotiated(orig, false)
 	var bodies []string
 	rnd := rand.New(rand.NewSource(1))
 	for _, b := range codecCorpus {
@@ -181,7 +181,7 @@ func (c *chunked) Close() error { return nil }
 // the events client-go's JSON framer gives.
 func TestFrameReader(t *testing.T) {
 	orig := dynamicSerializer(t).SupportedMediaTypes()[0].StreamSerializer
-	fast := newFastNegotiated(dynamicSerializer(t)).SupportedMediaTypes()[0].StreamSerializer
+	fast := newFastNegotiated(dynamicSerializer(t), false).SupportedMediaTypes()[0].StreamSerializer
 	big := `{"type":"ADDED","object":{"apiVersion":"v1","kind":"ConfigMap","data":{"big":"` + strings.Repeat("x\\n", 40000) + `"}}}`
 	streams := []string{
 		`{"type":"ADDED","object":{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"}}}` + "\n" +
@@ -214,5 +214,35 @@ func TestFrameReader(t *testing.T) {
 		if errors.Is(wantErr, io.EOF) != errors.Is(gotErr, io.EOF) || errors.Is(wantErr, io.ErrUnexpectedEOF) != errors.Is(gotErr, io.ErrUnexpectedEOF) || (wantErr == nil) != (gotErr == nil) {
 			t.Errorf("stream %d: client-go ended with %v, the fast framer with %v", i, wantErr, gotErr)
 		}
+	}
+}
+
+// TestDropManagedFields: a decoder that drops managedFields drops those of
+// the metadata of the object (a list's too), of a list's items, and
+// nothing else.
+func TestDropManagedFields(t *testing.T) {
+	fast := newFastNegotiated(dynamicSerializer(t), true).SupportedMediaTypes()[0].Serializer
+	mf := `"managedFields":[{"manager":"m","fieldsV1":{"f:spec":{}}}]`
+	obj := `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a",` + mf + `,"labels":{` + mf + `}},"data":{"metadata":{` + mf + `}},` + mf + `}`
+	want := map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata":      map[string]any{"name": "a", "labels": map[string]any{"managedFields": []any{map[string]any{"manager": "m", "fieldsV1": map[string]any{"f:spec": map[string]any{}}}}}},
+		"data":          map[string]any{"metadata": map[string]any{"managedFields": []any{map[string]any{"manager": "m", "fieldsV1": map[string]any{"f:spec": map[string]any{}}}}}},
+		"managedFields": []any{map[string]any{"manager": "m", "fieldsV1": map[string]any{"f:spec": map[string]any{}}}},
+	}
+	u := &unstructured.Unstructured{}
+	if _, _, err := fast.Decode([]byte(obj), nil, u); err != nil || !reflect.DeepEqual(u.Object, want) {
+		t.Errorf("object: %v %v", u.Object, err)
+	}
+	got, _, err := fast.Decode([]byte(obj), nil, nil)
+	if err != nil || !reflect.DeepEqual(got.(*unstructured.Unstructured).Object, want) {
+		t.Errorf("new object: %v %v", got, err)
+	}
+	list := &unstructured.UnstructuredList{}
+	if _, _, err := fast.Decode([]byte(`{"apiVersion":"v1","kind":"ConfigMapList","metadata":{`+mf+`},"items":[`+obj+`,`+obj+`]}`), nil, list); err != nil ||
+		len(list.Items) != 2 || !reflect.DeepEqual(list.Items[1].Object, want) {
+		t.Errorf("list: %v %v", list, err)
+	}
+	if _, ok := list.Object["metadata"].(map[string]any)["managedFields"]; ok {
+		t.Errorf("list: the list's own metadata kept its managedFields")
 	}
 }

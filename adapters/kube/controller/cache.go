@@ -323,6 +323,11 @@ func (s *listSnapshot) find(k objKey) int {
 // nil on delete).
 func NewCache(client *kube.Client, resync time.Duration, now func() time.Time,
 	onChange func(gvk schema.GroupVersionKind, old, obj *unstructured.Unstructured)) *Cache {
+	// Every object the cache reads or is returned by a write is decoded
+	// without the managedFields it would drop.
+	if trimmed, err := client.WithoutManagedFields(); err == nil {
+		client = trimmed
+	}
 	return &Cache{
 		client: client, resync: resync, IdleAfter: 10 * time.Minute, now: now,
 		informers:   map[schema.GroupVersionKind]*kindInformer{},
