@@ -30,7 +30,9 @@ import (
 // machines drive are started up front; informers for other kinds are
 // started on their first read (that read goes to the server) and stopped
 // when unused for IdleAfter. A write the cache has not caught up with yet is
-// served as written, so a reconcile never sees its own write undone.
+// served as written, so a reconcile never sees its own write undone. Its
+// objects carry no metadata.managedFields: they are decoded without them
+// (kube.Client.WithoutManagedFields), and dropped from any that has them.
 type Cache struct {
 	client    *kube.Client
 	resync    time.Duration
@@ -702,7 +704,8 @@ func (c *Cache) fresh(gvk schema.GroupVersionKind, u *unstructured.Unstructured)
 }
 
 // stripManagedFields is the informers' transform: it drops
-// metadata.managedFields from each object the informer stores, and
+// metadata.managedFields from each object the informer stores (the few
+// that client-go's own decoder decoded still have them), and
 // freezes the object (jsonvalue.Freeze): the informer replaces an object
 // on change and never modifies it, and readers never modify what they
 // read, so whether it is canonical and the fingerprints of its parts are
