@@ -396,6 +396,7 @@ func (c *Cache) informer(ctx context.Context, apiVersion, kind string, pin bool)
 					c.onChange(gvk, o, u)
 				}
 			}
+			thaw(old, obj)
 		},
 		DeleteFunc: func(obj any) {
 			if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
@@ -408,6 +409,7 @@ func (c *Cache) informer(ctx context.Context, apiVersion, kind string, pin bool)
 				if c.onChange != nil {
 					c.onChange(gvk, u, nil)
 				}
+				thaw(u, nil)
 			}
 		},
 	})
@@ -716,6 +718,18 @@ func stripManagedFields(obj any) (any, error) {
 		jsonvalue.Freeze(u.Object)
 	}
 	return obj, nil
+}
+
+// thaw takes an object the informer no longer holds (old, replaced by
+// obj, or deleted) out of jsonvalue's registry of frozen values, which
+// would otherwise keep it alive until the registry fills up: readers that
+// still hold it walk it again, no more.
+func thaw(old, obj any) {
+	o, ok := old.(*unstructured.Unstructured)
+	if u, _ := obj.(*unstructured.Unstructured); !ok || o == u {
+		return // nothing, or a resync of the object still held
+	}
+	jsonvalue.Thaw(o.Object)
 }
 
 func stripObject(obj map[string]any) {
