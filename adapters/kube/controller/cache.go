@@ -284,6 +284,15 @@ func (ki *kindInformer) update(prev *listSnapshot, ns string, sel labels.Selecto
 			now[i] = u
 		}
 	}
+	// Most often every object changed is still there, at its place: the
+	// keys are then prev's (never modified), and only objects change.
+	if pos, ok := prev.places(names, now); ok {
+		snap := &listSnapshot{gen: gen, objs: slices.Clone(prev.objs), keys: prev.keys}
+		for j, i := range pos {
+			snap.objs[i] = now[j]
+		}
+		return snap
+	}
 	snap := &listSnapshot{gen: gen, objs: make([]*unstructured.Unstructured, 0, len(prev.objs)+len(names)),
 		keys: make([]objKey, 0, len(prev.objs)+len(names))}
 	i, j := 0, 0
@@ -305,6 +314,23 @@ func (ki *kindInformer) update(prev *listSnapshot, ns string, sel labels.Selecto
 		}
 	}
 	return snap
+}
+
+// places returns the index in s of each of names (sorted, in s's
+// namespace), when each is in s and its object in now is not nil.
+func (s *listSnapshot) places(names []string, now []*unstructured.Unstructured) ([]int, bool) {
+	pos := make([]int, len(names))
+	for j, name := range names {
+		if now[j] == nil || len(s.keys) == 0 {
+			return nil, false
+		}
+		i := s.find(objKey{s.keys[0].namespace, name})
+		if i < 0 {
+			return nil, false
+		}
+		pos[j] = i
+	}
+	return pos, true
 }
 
 // maxListSnapshots bounds the snapshots kept per kind (one per namespace

@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"reflect"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -34,5 +35,22 @@ func TestThaw(t *testing.T) {
 	thaw(cur, nil)
 	if jsonvalue.Frozen(cur.Object) {
 		t.Error("the deleted object is still frozen")
+	}
+}
+
+// deepEqual answers as reflect.DeepEqual does on decoded JSON values.
+func TestDeepEqual(t *testing.T) {
+	values := []any{
+		nil, "a", "b", int64(1), float64(1), true, false,
+		map[string]any{}, map[string]any(nil), map[string]any{"a": "1"}, map[string]any{"a": "2"}, map[string]any{"b": "1"},
+		map[string]any{"a": map[string]any{"x": []any{int64(1), "y"}}}, map[string]any{"a": map[string]any{"x": []any{int64(1), "z"}}},
+		[]any{}, []any(nil), []any{nil}, []any{int64(1)}, []any{float64(1)}, map[string]any{"a": nil},
+	}
+	for _, a := range values {
+		for _, b := range values {
+			if got, want := deepEqual(a, b), reflect.DeepEqual(a, b); got != want {
+				t.Errorf("deepEqual(%#v, %#v) = %v, reflect.DeepEqual %v", a, b, got, want)
+			}
+		}
 	}
 }
