@@ -257,7 +257,7 @@ func decodeWatchEvent(data []byte, ev *metav1.WatchEvent) (*schema.GroupVersionK
 			if p.i >= len(data) || data[p.i] != '"' {
 				return nil, false
 			}
-			k, err := p.str()
+			k, err := p.key()
 			if err != nil {
 				return nil, false
 			}
@@ -530,7 +530,7 @@ func (p *jsonParser) object() (any, error) {
 		if p.data[p.i] != '"' {
 			return nil, errSyntax
 		}
-		k, err := p.str()
+		k, err := p.key()
 		if err != nil {
 			return nil, err
 		}
@@ -719,7 +719,15 @@ func (p *jsonParser) scanNumber() (start int, hasDot bool, end int, err error) {
 }
 
 // str reads a string from the '"' at p.i.
-func (p *jsonParser) str() (string, error) {
+func (p *jsonParser) str() (string, error) { return p.quoted(false) }
+
+// key reads an object's key, which is most often one of the interned
+// strings.
+func (p *jsonParser) key() (string, error) { return p.quoted(true) }
+
+// quoted reads a string from the '"' at p.i, the interned copy when
+// interned and there is one.
+func (p *jsonParser) quoted(interned bool) (string, error) {
 	d := p.data
 	start := p.i + 1
 	ascii := true
@@ -731,7 +739,10 @@ func (p *jsonParser) str() (string, error) {
 			if !ascii && !utf8.Valid(s) {
 				return unquote(s)
 			}
-			return intern(s), nil
+			if interned {
+				return intern(s), nil
+			}
+			return string(s), nil
 		case c == '\\':
 			end, err := p.stringEnd(i)
 			if err != nil {
@@ -970,30 +981,33 @@ func (p *jsonParser) skipString() error {
 }
 
 // interned are strings that recur in every object (keys, mostly): decoding
-// returns these instead of allocating a copy each time.
-var interned = func() map[string]string {
-	m := map[string]string{}
+// returns these instead of allocating a copy each time. They are found by
+// length and first byte, then compared.
+var interned = func() (t [maxInterned + 1][128][]string) {
 	for _, s := range []string{
 		"apiVersion", "kind", "metadata", "name", "namespace", "uid", "resourceVersion", "generation",
 		"creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "labels", "annotations",
 		"ownerReferences", "finalizers", "managedFields", "generateName", "selfLink",
-		"manager", "operation", "time", "fieldsType", "fieldsV1", "subresource", "Update", "Apply", "FieldsV1",
+		"manager", "operation", "time", "fieldsType", "fieldsV1", "subresource",
 		"spec", "status", "data", "binaryData", "immutable", "items", "continue", "remainingItemCount",
 		"type", "object", "reason", "message", "conditions", "lastTransitionTime", "observedGeneration",
-		"True", "False", "Unknown", "v1", "controller", "blockOwnerDeletion",
-		"ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR",
+		"controller", "blockOwnerDeletion",
 	} {
-		m[s] = s
+		t[len(s)][s[0]] = append(t[len(s)][s[0]], s)
 	}
-	return m
+	return t
 }()
 
+const maxInterned = 26
+
 func intern(b []byte) string {
-	if len(b) > 26 {
+	if len(b) == 0 || len(b) > maxInterned || b[0] >= 128 {
 		return string(b)
 	}
-	if s, ok := interned[string(b)]; ok {
-		return s
+	for _, s := range interned[len(b)][b[0]] {
+		if string(b) == s {
+			return s
+		}
 	}
 	return string(b)
 }

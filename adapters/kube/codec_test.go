@@ -246,3 +246,16 @@ func TestDropManagedFields(t *testing.T) {
 		t.Errorf("list: the list's own metadata kept its managedFields")
 	}
 }
+
+var sampleOP = []byte(`{"apiVersion":"rightsizing.kubex.ai/v1alpha1","kind":"ObjectPatch","metadata":{"creationTimestamp":"2026-11-29T18:13:14Z","generation":1,"labels":{"statecraft.dev/bench":"bench-sta-12345"},"name":"p00012","namespace":"bench-sta-12345-12","resourceVersion":"123456","uid":"0b7c6f1e-2f3a-4b5c-9d8e-7f6a5b4c3d2e"},"spec":{"patch":{"metadata":{"labels":{"managed-by":"statecraft"}}},"targetRef":{"apiVersion":"v1","kind":"ConfigMap","name":"tp00012"}},"status":{"conditions":[{"lastTransitionTime":"2026-11-29T18:13:20Z","message":"","observedGeneration":1,"reason":"Applied","status":"True","type":"Ready"},{"lastTransitionTime":"2026-11-29T18:13:20Z","message":"","observedGeneration":1,"reason":"Applied","status":"False","type":"Drifted"}],"driftRetryCount":0,"lastAppliedTime":"2026-11-29T18:13:20Z","lastAttemptTime":"2026-11-29T18:13:20Z","message":"","observedGeneration":1,"outcome":"Success","reason":"Applied","retryCount":0,"state":"Applied"}}`)
+
+// BenchmarkParseOP decodes an ObjectPatch as a watch event brings it.
+func BenchmarkParseOP(b *testing.B) {
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		p := jsonParser{data: sampleOP, dropManagedFields: true}
+		if _, err := p.parse(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
