@@ -53,6 +53,9 @@ type Client struct {
 	knownAt       uint64
 
 	dynamic dynamic.Interface // the client's own identity
+	// dropManagedFields: objects are decoded without
+	// metadata.managedFields (see WithoutManagedFields).
+	dropManagedFields bool
 
 	mu         sync.Mutex
 	impersonal map[string]dynamic.Interface // one client per impersonated identity
@@ -70,7 +73,7 @@ func New(cfg *rest.Config, opts Options) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kube: discovery client: %w", err)
 	}
-	dyn, err := dynamic.NewForConfig(base)
+	dyn, err := newDynamic(base, false)
 	if err != nil {
 		return nil, fmt.Errorf("kube: dynamic client: %w", err)
 	}
@@ -87,6 +90,28 @@ func New(cfg *rest.Config, opts Options) (*Client, error) {
 		known:         map[gvKind]*meta.RESTMapping{},
 		dynamic:       dyn,
 		impersonal:    map[string]dynamic.Interface{},
+	}, nil
+}
+
+// WithoutManagedFields returns a client like c, sharing its discovery and
+// REST mapper, whose results, and the objects its dynamic client decodes
+// (informers' included), come without metadata.managedFields: they are left
+// out while decoding instead of being decoded and dropped, for readers that
+// never look at them (about half of an object that is written often).
+func (c *Client) WithoutManagedFields() (*Client, error) {
+	dyn, err := newDynamic(c.base, true)
+	if err != nil {
+		return nil, fmt.Errorf("kube: dynamic client: %w", err)
+	}
+	return &Client{
+		base:              c.base,
+		fieldManager:      c.fieldManager,
+		mapper:            c.mapper,
+		invalidations:     c.invalidations,
+		known:             map[gvKind]*meta.RESTMapping{},
+		dynamic:           dyn,
+		dropManagedFields: true,
+		impersonal:        map[string]dynamic.Interface{},
 	}, nil
 }
 
@@ -219,7 +244,7 @@ func (c *Client) clientFor(identity string) (dynamic.Interface, error) {
 	}
 	cfg := rest.CopyConfig(c.base)
 	cfg.Impersonate = rest.ImpersonationConfig{UserName: identity}
-	d, err := dynamic.NewForConfig(cfg)
+	d, err := newDynamic(cfg, c.dropManagedFields)
 	if err != nil {
 		return nil, err
 	}

@@ -10,9 +10,15 @@
 // status subresource, server-side dry-run), every error classified into an
 // adapters.Outcome, and recording Kubernetes Events.
 //
+// Its dynamic clients decode responses and watch events in one pass
+// straight into unstructured maps (codec.go: the values client-go's dynamic
+// client would produce; whatever that decoder does not take exactly as
+// client-go would goes to client-go's own), and WithoutManagedFields gives
+// a client whose objects are decoded without metadata.managedFields.
+//
 // It never decides lifecycle behaviour: which request to send, what an
 // outcome means and when to retry belong to the engine and the rule files.
 // Informers, the workqueue and the controller loop that feeds the engine are
-// not here; they come later in a separate package that builds on this one.
-// Starting a local API server for tests is internal/controlplane's job.
+// in package adapters/kube/controller, which builds on this one. Starting a
+// local API server for tests is internal/controlplane's job.
 package kube

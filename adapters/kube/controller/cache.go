@@ -30,7 +30,9 @@ import (
 // machines drive are started up front; informers for other kinds are
 // started on their first read (that read goes to the server) and stopped
 // when unused for IdleAfter. A write the cache has not caught up with yet is
-// served as written, so a reconcile never sees its own write undone.
+// served as written, so a reconcile never sees its own write undone. Its
+// objects carry no metadata.managedFields: they are decoded without them
+// (kube.Client.WithoutManagedFields), and dropped from any that has them.
 type Cache struct {
 	client    *kube.Client
 	resync    time.Duration
@@ -61,19 +63,68 @@ type kindInformer struct {
 	lastUse  time.Time
 	pinned   bool // a driven kind: never stopped
 
-	// gens count the changes of the informer's store: all of them, and per
-	// namespace. They are counted by the store's namespace index function,
-	// which the store calls under its write lock for every object it adds,
-	// updates or deletes, so a count read before a read of the store is
+	// gen counts the changes of the informer's store, and each namespace's
+	// state counts and names the changes in it. They are counted by the
+	// store's namespace index function, which the store calls under its
+	// write lock for every object it adds, updates or deletes (after it
+	// changed its items), so a count read before a read of the store is
 	// never ahead of what that read returns.
 	gen   atomic.Uint64
-	nsGen sync.Map // namespace -> *atomic.Uint64
+	nsGen sync.Map // namespace -> *nsChanges
 	// lists holds, per namespace and label selector, the sorted list of
 	// the store's objects as of a count: every list read until the next
 	// change in that namespace shares it instead of listing, filtering
-	// and sorting the store again.
+	// and sorting the store again, and the next snapshot of a namespace
+	// is the previous one with the few objects changed since read again.
 	listMu sync.Mutex
 	lists  map[listKey]*listSnapshot
+}
+
+// nsChanges counts the changes in one namespace and remembers the names
+// of the objects changed, for list snapshots to be brought up to date by
+// reading only those again.
+type nsChanges struct {
+	mu  sync.Mutex
+	gen uint64
+	// log holds the latest changes, oldest first: the change with count
+	// floor+1+i changed log[i]. Older ones are forgotten.
+	log   []string
+	floor uint64
+}
+
+// maxChangeLog bounds the changes remembered per namespace: a snapshot
+// older than them is built again from the store.
+const maxChangeLog = 1024
+
+// changed records a change of the object name.
+func (n *nsChanges) changed(name string) {
+	n.mu.Lock()
+	n.gen++
+	if len(n.log) == maxChangeLog {
+		drop := maxChangeLog / 2
+		n.log = append(n.log[:0], n.log[drop:]...)
+		n.floor += uint64(drop)
+	}
+	n.log = append(n.log, name)
+	n.mu.Unlock()
+}
+
+func (n *nsChanges) count() uint64 {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.gen
+}
+
+// since returns the current count and the names changed after count from
+// (duplicates included), or ok false when those are forgotten or more than
+// limit.
+func (n *nsChanges) since(from uint64, limit int) (gen uint64, names []string, ok bool) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if from < n.floor || n.gen-from > uint64(limit) {
+		return n.gen, nil, false
+	}
+	return n.gen, append(names, n.log[from-n.floor:]...), true
 }
 
 type listKey struct{ namespace, selector string }
@@ -124,40 +175,66 @@ func (ki *kindInformer) indexNamespace(obj any) ([]string, error) {
 		return nil, err
 	}
 	ns := m.GetNamespace()
-	ki.gen.Add(1)
-	ki.counter(ns).Add(1)
+	ki.changed(ns, m.GetName())
 	return []string{ns}, nil
 }
 
-func (ki *kindInformer) counter(ns string) *atomic.Uint64 {
-	if g, ok := ki.nsGen.Load(ns); ok {
-		return g.(*atomic.Uint64)
-	}
-	g, _ := ki.nsGen.LoadOrStore(ns, new(atomic.Uint64))
-	return g.(*atomic.Uint64)
+func (ki *kindInformer) changed(ns, name string) {
+	ki.gen.Add(1)
+	ki.changes(ns).changed(name)
 }
 
-// generation is the change count a list of namespace ("" for all) depends
-// on.
-func (ki *kindInformer) generation(ns string) uint64 {
-	if ns == "" {
-		return ki.gen.Load()
+func (ki *kindInformer) changes(ns string) *nsChanges {
+	if g, ok := ki.nsGen.Load(ns); ok {
+		return g.(*nsChanges)
 	}
-	return ki.counter(ns).Load()
+	g, _ := ki.nsGen.LoadOrStore(ns, new(nsChanges))
+	return g.(*nsChanges)
 }
 
 // list returns the store's objects in namespace ("" for all) that match
-// sel, sorted, from the snapshot of the current change count if there is
-// one, else from the store (and keeps that as the new snapshot).
+// sel, sorted: the snapshot of the current change count if there is one,
+// else the previous snapshot of a namespace with the objects changed since
+// read again from the store, else the store's objects (and keeps what it
+// returns as the new snapshot).
 func (ki *kindInformer) list(ns, selector string, sel labels.Selector) *listSnapshot {
 	key := listKey{ns, selector}
-	gen := ki.generation(ns)
 	ki.listMu.Lock()
-	snap := ki.lists[key]
+	prev := ki.lists[key]
 	ki.listMu.Unlock()
-	if snap != nil && snap.gen == gen {
-		return snap
+	var snap *listSnapshot
+	if ns == "" {
+		gen := ki.gen.Load()
+		if prev != nil && prev.gen == gen {
+			return prev
+		}
+		snap = ki.build(ns, sel, gen)
+	} else {
+		changes := ki.changes(ns)
+		if prev == nil {
+			snap = ki.build(ns, sel, changes.count())
+		} else if gen, names, ok := changes.since(prev.gen, len(prev.objs)/4+1); !ok {
+			snap = ki.build(ns, sel, gen)
+		} else if len(names) == 0 {
+			return prev
+		} else {
+			snap = ki.update(prev, ns, sel, gen, names)
+		}
 	}
+	ki.listMu.Lock()
+	if cur := ki.lists[key]; cur == nil || cur.gen < snap.gen {
+		if len(ki.lists) >= maxListSnapshots {
+			clear(ki.lists)
+		}
+		ki.lists[key] = snap
+	}
+	ki.listMu.Unlock()
+	return snap
+}
+
+// build lists the store's objects in namespace ("" for all) that match
+// sel, as of change count gen or later.
+func (ki *kindInformer) build(ns string, sel labels.Selector, gen uint64) *listSnapshot {
 	var objs []any
 	indexer := ki.informer.Informer().GetIndexer()
 	if ns != "" {
@@ -166,7 +243,7 @@ func (ki *kindInformer) list(ns, selector string, sel labels.Selector) *listSnap
 		objs = indexer.List()
 	}
 	everything := sel.Empty()
-	snap = &listSnapshot{gen: gen, objs: make([]*unstructured.Unstructured, 0, len(objs)), keys: make([]objKey, 0, len(objs))}
+	snap := &listSnapshot{gen: gen, objs: make([]*unstructured.Unstructured, 0, len(objs)), keys: make([]objKey, 0, len(objs))}
 	type keyed struct {
 		k objKey
 		u *unstructured.Unstructured
@@ -187,15 +264,73 @@ func (ki *kindInformer) list(ns, selector string, sel labels.Selector) *listSnap
 		snap.objs = append(snap.objs, k.u)
 		snap.keys = append(snap.keys, k.k)
 	}
-	ki.listMu.Lock()
-	if cur := ki.lists[key]; cur == nil || cur.gen < gen {
-		if len(ki.lists) >= maxListSnapshots {
-			clear(ki.lists)
-		}
-		ki.lists[key] = snap
-	}
-	ki.listMu.Unlock()
 	return snap
+}
+
+// update returns prev, a snapshot of namespace, with the objects names
+// (changed since prev was taken, up to change count gen) read again from
+// the store: the store holds their versions of gen or later, and every
+// other object is as it was at prev.
+func (ki *kindInformer) update(prev *listSnapshot, ns string, sel labels.Selector, gen uint64, names []string) *listSnapshot {
+	slices.Sort(names)
+	names = slices.Compact(names)
+	store := ki.informer.Informer().GetStore()
+	everything := sel.Empty()
+	now := make([]*unstructured.Unstructured, len(names)) // nil: not in the store, or not selected
+	for i, name := range names {
+		obj, ok, err := store.GetByKey(ns + "/" + name)
+		if u, isU := obj.(*unstructured.Unstructured); ok && err == nil && isU &&
+			(everything || sel.Matches(labels.Set(u.GetLabels()))) {
+			now[i] = u
+		}
+	}
+	// Most often every object changed is still there, at its place: the
+	// keys are then prev's (never modified), and only objects change.
+	if pos, ok := prev.places(names, now); ok {
+		snap := &listSnapshot{gen: gen, objs: slices.Clone(prev.objs), keys: prev.keys}
+		for j, i := range pos {
+			snap.objs[i] = now[j]
+		}
+		return snap
+	}
+	snap := &listSnapshot{gen: gen, objs: make([]*unstructured.Unstructured, 0, len(prev.objs)+len(names)),
+		keys: make([]objKey, 0, len(prev.objs)+len(names))}
+	i, j := 0, 0
+	for i < len(prev.keys) || j < len(names) {
+		switch {
+		case j == len(names) || i < len(prev.keys) && prev.keys[i].name < names[j]:
+			snap.objs = append(snap.objs, prev.objs[i])
+			snap.keys = append(snap.keys, prev.keys[i])
+			i++
+		default:
+			if i < len(prev.keys) && prev.keys[i].name == names[j] {
+				i++ // replaced by what the store holds now
+			}
+			if now[j] != nil {
+				snap.objs = append(snap.objs, now[j])
+				snap.keys = append(snap.keys, objKey{ns, names[j]})
+			}
+			j++
+		}
+	}
+	return snap
+}
+
+// places returns the index in s of each of names (sorted, in s's
+// namespace), when each is in s and its object in now is not nil.
+func (s *listSnapshot) places(names []string, now []*unstructured.Unstructured) ([]int, bool) {
+	pos := make([]int, len(names))
+	for j, name := range names {
+		if now[j] == nil || len(s.keys) == 0 {
+			return nil, false
+		}
+		i := s.find(objKey{s.keys[0].namespace, name})
+		if i < 0 {
+			return nil, false
+		}
+		pos[j] = i
+	}
+	return pos, true
 }
 
 // maxListSnapshots bounds the snapshots kept per kind (one per namespace
@@ -216,6 +351,11 @@ func (s *listSnapshot) find(k objKey) int {
 // nil on delete).
 func NewCache(client *kube.Client, resync time.Duration, now func() time.Time,
 	onChange func(gvk schema.GroupVersionKind, old, obj *unstructured.Unstructured)) *Cache {
+	// Every object the cache reads or is returned by a write is decoded
+	// without the managedFields it would drop.
+	if trimmed, err := client.WithoutManagedFields(); err == nil {
+		client = trimmed
+	}
 	return &Cache{
 		client: client, resync: resync, IdleAfter: 10 * time.Minute, now: now,
 		informers:   map[schema.GroupVersionKind]*kindInformer{},
@@ -282,6 +422,7 @@ func (c *Cache) informer(ctx context.Context, apiVersion, kind string, pin bool)
 					c.onChange(gvk, o, u)
 				}
 			}
+			thaw(old, obj)
 		},
 		DeleteFunc: func(obj any) {
 			if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
@@ -290,11 +431,11 @@ func (c *Cache) informer(ctx context.Context, apiVersion, kind string, pin bool)
 			if u, ok := obj.(*unstructured.Unstructured); ok {
 				// A store replaced after a lost watch does not call the
 				// index function for the objects it drops.
-				ki.gen.Add(1)
-				ki.counter(u.GetNamespace()).Add(1)
+				ki.changed(u.GetNamespace(), u.GetName())
 				if c.onChange != nil {
 					c.onChange(gvk, u, nil)
 				}
+				thaw(u, nil)
 			}
 		},
 	})
@@ -591,7 +732,8 @@ func (c *Cache) fresh(gvk schema.GroupVersionKind, u *unstructured.Unstructured)
 }
 
 // stripManagedFields is the informers' transform: it drops
-// metadata.managedFields from each object the informer stores, and
+// metadata.managedFields from each object the informer stores (the few
+// that client-go's own decoder decoded still have them), and
 // freezes the object (jsonvalue.Freeze): the informer replaces an object
 // on change and never modifies it, and readers never modify what they
 // read, so whether it is canonical and the fingerprints of its parts are
@@ -602,6 +744,18 @@ func stripManagedFields(obj any) (any, error) {
 		jsonvalue.Freeze(u.Object)
 	}
 	return obj, nil
+}
+
+// thaw takes an object the informer no longer holds (old, replaced by
+// obj, or deleted) out of jsonvalue's registry of frozen values, which
+// would otherwise keep it alive until the registry fills up: readers that
+// still hold it walk it again, no more.
+func thaw(old, obj any) {
+	o, ok := old.(*unstructured.Unstructured)
+	if u, _ := obj.(*unstructured.Unstructured); !ok || o == u {
+		return // nothing, or a resync of the object still held
+	}
+	jsonvalue.Thaw(o.Object)
 }
 
 func stripObject(obj map[string]any) {

@@ -17,8 +17,8 @@ import (
 // The cache's reads on a real API server: lists sorted by namespace and
 // name, filtered by label selector, shared between reads yet each read its
 // own slice, following changes made by others, never undoing the cache's
-// own writes (several in a row, read back at once), and no object carrying
-// metadata.managedFields.
+// own writes (several in a row, read back at once), objects created and
+// deleted by others, and no object carrying metadata.managedFields.
 func TestCacheReads(t *testing.T) {
 	ns, other := uniq("cache-reads"), uniq("cache-reads-other")
 	e := newEnv(t, ns, other)
@@ -118,6 +118,17 @@ func TestCacheReads(t *testing.T) {
 		got := c.Do(e.ctx, adapters.Request{Verb: adapters.Get, Ref: cm(ns, "b")})
 		items := list(ns, "")
 		return data(got.Object) == "other" && data(items[1]) == "other", fmt.Sprint(data(got.Object), data(items[1]))
+	})
+
+	// Objects created and deleted by others come and go in the lists
+	// (which are brought up to date from the previous ones).
+	e.createCM(ns, "d", map[string]string{"x": "0"})
+	if err := e.kc.CoreV1().ConfigMaps(ns).Delete(e.ctx, "a", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "creates and deletes by another client", func() (bool, string) {
+		all, sel := names(list(ns, "")), names(list(ns, "app=b"))
+		return reflect.DeepEqual(all, []string{ns + "/b", ns + "/c", ns + "/d"}) && reflect.DeepEqual(sel, []string{ns + "/b"}), fmt.Sprint(all, sel)
 	})
 }
 

@@ -201,6 +201,9 @@ func (c *Controller) onChange(gvk schema.GroupVersionKind, old, obj *unstructure
 	if _, driven := c.machines[gvk]; driven && obj != nil && (old == nil || changedBeyondStatus(old, obj)) {
 		c.enqueue(refOf(obj))
 	}
+	if md, _ := cur.Object["metadata"].(map[string]any); md["ownerReferences"] == nil {
+		return // most objects: no owner to look up (GetOwnerReferences copies them)
+	}
 	for _, o := range cur.GetOwnerReferences() {
 		if o.Controller == nil || !*o.Controller {
 			continue
@@ -227,8 +230,54 @@ func changedBeyondStatus(old, obj *unstructured.Unstructured) bool {
 	if old.GetGeneration() != obj.GetGeneration() || obj.GetDeletionTimestamp() != nil && old.GetDeletionTimestamp() == nil {
 		return true
 	}
-	return !reflect.DeepEqual(old.GetLabels(), obj.GetLabels()) || !reflect.DeepEqual(old.GetAnnotations(), obj.GetAnnotations()) ||
-		!reflect.DeepEqual(old.Object["spec"], obj.Object["spec"])
+	// Labels and annotations compared as decoded (the API server keeps
+	// them maps of strings), without the copies GetLabels and
+	// GetAnnotations make.
+	om, _ := old.Object["metadata"].(map[string]any)
+	nm, _ := obj.Object["metadata"].(map[string]any)
+	return !deepEqual(om["labels"], nm["labels"]) || !deepEqual(om["annotations"], nm["annotations"]) ||
+		!deepEqual(old.Object["spec"], obj.Object["spec"])
+}
+
+// deepEqual is reflect.DeepEqual for decoded JSON values, without the
+// allocations reflect.DeepEqual makes for every map it compares.
+func deepEqual(a, b any) bool {
+	switch x := a.(type) {
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok || len(x) != len(y) || (x == nil) != (y == nil) {
+			return false
+		}
+		for k, xv := range x {
+			if yv, ok := y[k]; !ok || !deepEqual(xv, yv) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) || (x == nil) != (y == nil) {
+			return false
+		}
+		for i := range x {
+			if !deepEqual(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	case string:
+		y, ok := b.(string)
+		return ok && x == y
+	case int64:
+		y, ok := b.(int64)
+		return ok && x == y
+	case bool:
+		y, ok := b.(bool)
+		return ok && x == y
+	case nil:
+		return b == nil
+	}
+	return reflect.DeepEqual(a, b)
 }
 
 func refOf(u *unstructured.Unstructured) adapters.Ref {

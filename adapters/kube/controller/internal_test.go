@@ -1,0 +1,56 @@
+package controller
+
+import (
+	"reflect"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/statecraft/statecraft/internal/jsonvalue"
+)
+
+// The informers freeze what they store and thaw what they replace or
+// delete, so that old versions are not kept alive by jsonvalue's registry;
+// a resync (the same object as old and new) thaws nothing.
+func TestThaw(t *testing.T) {
+	obj := func() *unstructured.Unstructured {
+		u := &unstructured.Unstructured{Object: map[string]any{"metadata": map[string]any{"name": "a", "managedFields": []any{}}}}
+		if _, err := stripManagedFields(u); err != nil {
+			t.Fatal(err)
+		}
+		return u
+	}
+	old, cur := obj(), obj()
+	if !jsonvalue.Frozen(old.Object) || !jsonvalue.Frozen(cur.Object) {
+		t.Fatal("stored objects are not frozen")
+	}
+	thaw(cur, cur)
+	if !jsonvalue.Frozen(cur.Object) {
+		t.Error("a resync thawed the object held")
+	}
+	thaw(old, cur)
+	if jsonvalue.Frozen(old.Object) || jsonvalue.Frozen(old.Object["metadata"].(map[string]any)) {
+		t.Error("the replaced object is still frozen")
+	}
+	thaw(cur, nil)
+	if jsonvalue.Frozen(cur.Object) {
+		t.Error("the deleted object is still frozen")
+	}
+}
+
+// deepEqual answers as reflect.DeepEqual does on decoded JSON values.
+func TestDeepEqual(t *testing.T) {
+	values := []any{
+		nil, "a", "b", int64(1), float64(1), true, false,
+		map[string]any{}, map[string]any(nil), map[string]any{"a": "1"}, map[string]any{"a": "2"}, map[string]any{"b": "1"},
+		map[string]any{"a": map[string]any{"x": []any{int64(1), "y"}}}, map[string]any{"a": map[string]any{"x": []any{int64(1), "z"}}},
+		[]any{}, []any(nil), []any{nil}, []any{int64(1)}, []any{float64(1)}, map[string]any{"a": nil},
+	}
+	for _, a := range values {
+		for _, b := range values {
+			if got, want := deepEqual(a, b), reflect.DeepEqual(a, b); got != want {
+				t.Errorf("deepEqual(%#v, %#v) = %v, reflect.DeepEqual %v", a, b, got, want)
+			}
+		}
+	}
+}
