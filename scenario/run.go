@@ -647,7 +647,7 @@ func (r *runner) world(ctx context.Context, e *Event) {
 		}
 		if p.Merge != nil {
 			b, _ := json.Marshal(p.Merge)
-			res := r.cluster.Do(ctx, adapters.Request{Verb: adapters.Patch, PatchType: adapters.MergePatch, Ref: ref, Body: b, Identity: who})
+			res := r.cluster.Do(ctx, adapters.Request{Verb: adapters.Patch, PatchType: adapters.MergePatch, Ref: ref, Body: b, Patch: p.Merge, Identity: who})
 			r.add("world", ref.String(), fmt.Sprintf("world: patch %s %s as %s: %s", ref, b, who, res.Outcome))
 			r.flush(false)
 		}

@@ -344,11 +344,9 @@ func leaves(v any, prefix string, out map[string]any) {
 
 // overlaps reports whether one pointer is equal to or an ancestor of the other.
 func overlaps(a, b string) bool {
-	if a == b {
-		return true
-	}
 	if len(a) < len(b) {
 		a, b = b, a
 	}
-	return strings.HasPrefix(a, b+"/")
+	// a == b, or a continues b past a "/" (built without concatenating).
+	return a[:len(b)] == b && (len(a) == len(b) || a[len(b)] == '/')
 }

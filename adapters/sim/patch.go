@@ -347,23 +347,8 @@ func updateOwnership(k *kindInfo, req adapters.Request, prev map[managerKey]map[
 		managed[mk] = fields
 	}
 	copied := map[managerKey]bool{}
-	// tops holds, per manager, the first segments of its fields: a path
-	// overlaps none of a manager's fields unless its first segment is
-	// among them (a status write changes nothing the spec's owners hold).
-	tops := map[managerKey]map[string]bool{}
 	drop := func(mk managerKey, p string) {
 		fields := managed[mk]
-		t, ok := tops[mk]
-		if !ok {
-			t = make(map[string]bool, 4)
-			for q := range fields {
-				t[topSegment(q)] = true
-			}
-			tops[mk] = t
-		}
-		if top := topSegment(p); top != "" && !t[top] {
-			return // p is not the root, which overlaps everything
-		}
 		for q := range fields {
 			if overlaps(p, q) {
 				if !copied[mk] {
@@ -395,16 +380,6 @@ func updateOwnership(k *kindInfo, req adapters.Request, prev map[managerKey]map[
 	}
 	dropEmptyManagers(managed)
 	return managed
-}
-
-// topSegment returns the first reference token of a JSON pointer, escaped
-// as in the pointer ("" for the root).
-func topSegment(p string) string {
-	p = strings.TrimPrefix(p, "/")
-	if i := strings.IndexByte(p, '/'); i >= 0 {
-		return p[:i]
-	}
-	return p
 }
 
 func cloneSet(s map[string]bool) map[string]bool {

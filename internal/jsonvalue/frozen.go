@@ -55,15 +55,19 @@ func Freeze(v map[string]any) map[string]any {
 	if frozen.maps == nil || len(frozen.maps) >= maxFrozen {
 		frozen.maps = make(map[unsafe.Pointer]*frozenMap, 1024)
 	}
-	add := func(m map[string]any) {
-		frozen.maps[identity(m)] = &frozenMap{m: m, canonical: isCanonical(m)}
-	}
-	add(v)
+	// Each map directly inside v is walked once: v is canonical when they
+	// all are and its other members are.
+	canonical := true
 	for _, e := range v {
 		if m, ok := e.(map[string]any); ok {
-			add(m)
+			c := isCanonical(m)
+			frozen.maps[identity(m)] = &frozenMap{m: m, canonical: c}
+			canonical = canonical && c
+		} else if canonical && !isCanonical(e) {
+			canonical = false
 		}
 	}
+	frozen.maps[identity(v)] = &frozenMap{m: v, canonical: canonical}
 	frozen.count.Store(int64(len(frozen.maps)))
 	return v
 }
