@@ -592,6 +592,11 @@ func (c *Cluster) commit(k *kindInfo, req adapters.Request, key objKey, old *ent
 		if old == nil {
 			delete(md, "resourceVersion")
 		}
+		if c.sharedReads {
+			// Readers change nothing they get: the candidate, which
+			// nothing stores, is handed out as it is.
+			return adapters.Result{Outcome: adapters.OK, Object: obj}
+		}
 		return ok(obj)
 	}
 	c.rv++
