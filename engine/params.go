@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/binary"
 	"fmt"
+	"strings"
 
 	"github.com/statecraft/statecraft/fsm"
 	"github.com/statecraft/statecraft/internal/jsonvalue"
@@ -16,6 +17,42 @@ import (
 // change: when every check reads only the param's value, results are
 // remembered by machine and override values.
 func params(m *fsm.Machine, self map[string]any, v *vars) (map[string]any, *Problem) {
+	// When every override lies in the spec, a frozen spec (the one every
+	// micro-step of a reconcile shares) keeps the result itself.
+	if pm := paramsMemoOf(m); pm.underSpec {
+		if spec, ok := self["spec"].(map[string]any); ok && jsonvalue.Frozen(spec) {
+			r := jsonvalue.Remember(spec, pm.name, func() resolved {
+				var r resolved
+				r.params, r.problem = paramsByKey(m, self, v)
+				return r
+			})
+			return r.params, r.problem
+		}
+	}
+	return paramsByKey(m, self, v)
+}
+
+// paramsMemo says how m's params may be remembered on an object's spec.
+type paramsMemo struct {
+	name      string // the jsonvalue.Remember name, one per compiled machine
+	underSpec bool   // every override path starts with "spec."; no check reads more than the value
+}
+
+func paramsMemoOf(m *fsm.Machine) paramsMemo {
+	return m.Memo("engine.paramsMemo", func() any {
+		// Named by the machine itself: machines of one name compiled with
+		// other defaults (--param, a scenario's params) must not share.
+		pm := paramsMemo{name: fmt.Sprintf("engine.params/%s/%p", m.Name, m), underSpec: true}
+		for _, p := range m.Params {
+			if p.Valid != nil && !p.ValidReadsValueOnly || p.Override != "" && !strings.HasPrefix(p.Override, "spec.") {
+				pm.underSpec = false
+			}
+		}
+		return pm
+	}).(paramsMemo)
+}
+
+func paramsByKey(m *fsm.Machine, self map[string]any, v *vars) (map[string]any, *Problem) {
 	key, ok := paramsKey(m, self)
 	if !ok {
 		return resolveParams(m, self, v)

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/statecraft/statecraft/engine"
+	"github.com/statecraft/statecraft/fsm"
+	"github.com/statecraft/statecraft/internal/jsonvalue"
 )
 
 // Params resolve the same whether their checks can be remembered (reading
@@ -54,6 +56,45 @@ func TestParamsResolveAndCheck(t *testing.T) {
 				t.Errorf("%v: problem %+v", c.spec, d.Problem)
 			case !d.Wake.Equal(t0.Add(c.wake)):
 				t.Errorf("%v: wake %v, want %v", c.spec, d.Wake.Sub(t0), c.wake)
+			}
+		}
+	}
+}
+
+// A frozen spec remembers the params resolved for it, per compiled
+// machine: two machines of one name with other defaults each see their
+// own, and an override in the spec still wins.
+func TestParamsRememberedOnFrozenSpec(t *testing.T) {
+	src := func(def string) string {
+		return header + `
+  param "every" {
+    type     = duration
+    default  = "` + def + `"
+    override = "spec.every"
+    valid    = "value > duration('0s')"
+    reason   = InvalidSpec
+  }
+  state "A" {
+    initial = true
+    recheck = "param.every"
+  }
+}`
+	}
+	five, ten := compile(t, src("5m")), compile(t, src("10m"))
+	plain := jsonvalue.Freeze(widget(map[string]any{"x": "y"}, map[string]any{"state": "A"}))
+	tuned := jsonvalue.Freeze(widget(map[string]any{"every": "7m"}, map[string]any{"state": "A"}))
+	for _, c := range []struct {
+		m    *fsm.Machine
+		obj  map[string]any
+		wake time.Duration
+	}{
+		{five, plain, 5 * time.Minute}, {ten, plain, 10 * time.Minute}, {five, plain, 5 * time.Minute},
+		{five, tuned, 7 * time.Minute}, {ten, tuned, 7 * time.Minute},
+	} {
+		for range 2 {
+			d := engine.Step(c.m, engine.Snapshot{Object: c.obj, Now: t0})
+			if d.Problem != nil || !d.Wake.Equal(t0.Add(c.wake)) {
+				t.Errorf("%v: wake %v (problem %+v), want %v", c.obj["spec"], d.Wake.Sub(t0), d.Problem, c.wake)
 			}
 		}
 	}
