@@ -339,44 +339,54 @@ func updateOwnership(k *kindInfo, req adapters.Request, prev map[managerKey]map[
 	} else {
 		diffMembers(oldObj, newObj, "", keep, onRemoved, onChanged)
 	}
-	// The sets of prev are shared with the stored entry (and, after a
-	// refused or dry-run write, must stay as they are): a set is copied
-	// only when it changes.
-	managed := make(map[managerKey]map[string]bool, len(prev)+1)
-	for mk, fields := range prev {
-		managed[mk] = fields
-	}
+	// prev and its sets are shared with the stored entry (and, after a
+	// refused or dry-run write, must stay as they are): the map is copied
+	// when a set changes, and a set when it changes; a write that moves no
+	// field returns prev itself.
+	var managed map[managerKey]map[string]bool
 	copied := map[managerKey]bool{}
+	set := func(mk managerKey) map[string]bool {
+		if managed == nil {
+			return prev[mk]
+		}
+		return managed[mk]
+	}
+	own := func(mk managerKey) map[string]bool {
+		if managed == nil {
+			managed = make(map[managerKey]map[string]bool, len(prev)+1)
+			for k, fields := range prev {
+				managed[k] = fields
+			}
+		}
+		if !copied[mk] {
+			managed[mk], copied[mk] = cloneSet(managed[mk]), true
+		}
+		return managed[mk]
+	}
 	drop := func(mk managerKey, p string) {
-		fields := managed[mk]
-		for q := range fields {
+		for q := range set(mk) {
 			if overlaps(p, q) {
-				if !copied[mk] {
-					fields = cloneSet(fields)
-					managed[mk], copied[mk] = fields, true
-				}
-				delete(fields, q)
+				delete(own(mk), q)
 			}
 		}
 	}
 	for _, p := range removed {
-		for mk := range managed {
+		for mk := range prev {
 			drop(mk, p)
 		}
 	}
 	for _, p := range changed {
-		for mk := range managed {
+		for mk := range prev {
 			if mk != me {
 				drop(mk, p)
 			}
 		}
-		if mine := managed[me]; !mine[p] {
-			if !copied[me] {
-				mine = cloneSet(mine)
-				managed[me], copied[me] = mine, true
-			}
-			mine[p] = true
+		if !set(me)[p] {
+			own(me)[p] = true
 		}
+	}
+	if managed == nil {
+		return prev
 	}
 	dropEmptyManagers(managed)
 	return managed
