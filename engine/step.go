@@ -6,7 +6,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
+	"github.com/google/cel-go/common/types/traits"
 
 	"github.com/statecraft/statecraft/adapters"
 	"github.com/statecraft/statecraft/engine/library"
@@ -241,20 +243,33 @@ func readsWith(m *fsm.Machine, v *vars) []Read {
 		if r.List {
 			p = o.List
 		}
-		val, err := v.eval(p)
+		// The reference is read from the CEL map itself: converting the
+		// whole map to Go first cost more than evaluating it.
+		val, err := p.Eval(v)
+		if err == nil && types.IsError(val) {
+			err = val.(*types.Err)
+		}
 		if err != nil {
 			r.Err = err
 			out = append(out, r)
 			continue
 		}
-		m, ok := val.(map[string]any)
+		m, ok := val.(traits.Mapper)
 		if !ok {
-			r.Err = fmt.Errorf("observe %s: want a map {apiVersion, kind, namespace, name}, got %T", o.Name, val)
+			r.Err = fmt.Errorf("observe %s: want a map {apiVersion, kind, namespace, name}, got %T", o.Name, library.ToGo(val))
 			out = append(out, r)
 			continue
 		}
-		r.Ref = refFromMap(m)
-		r.LabelSelector, _ = m["labelSelector"].(string)
+		field := func(k string) string {
+			f, found := m.Find(types.String(k))
+			if !found {
+				return ""
+			}
+			s, _ := library.ToGo(f).(string)
+			return s
+		}
+		r.Ref = adapters.Ref{APIVersion: field("apiVersion"), Kind: field("kind"), Namespace: field("namespace"), Name: field("name")}
+		r.LabelSelector = field("labelSelector")
 		out = append(out, r)
 	}
 	return out
