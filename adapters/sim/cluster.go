@@ -547,7 +547,7 @@ func (c *Cluster) commit(k *kindInfo, req adapters.Request, key objKey, old *ent
 			md = metadata(obj)
 		} else if k.opts.HasStatus {
 			if st, has := old.obj["status"]; has {
-				obj["status"] = jsonvalue.DeepCopy(st)
+				obj["status"] = st // stored objects are never changed in place
 			} else {
 				delete(obj, "status")
 			}
