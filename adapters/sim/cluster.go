@@ -59,6 +59,9 @@ type entry struct {
 	// frozen, with WithSharedReads, is obj once handed to readers (frozen);
 	// nil until first read after a change.
 	frozen map[string]any
+	// superseded is the copy handed out before the object last changed,
+	// still frozen until the next copy is (it shares most of it).
+	superseded map[string]any
 	// canonical, while frozen is set, says it is a canonical JSON value
 	// (jsonvalue): the simulator keeps numbers as written, so 2.0 stays a
 	// float, which jsonvalue would make an integer.
@@ -74,17 +77,28 @@ type entry struct {
 // write's result shares what it did not change with the object it
 // replaced. (Writes change nothing in place: they build a candidate.)
 func (e *entry) own() map[string]any {
-	e.thaw()
+	e.forget()
 	e.obj = copyObject(e.obj)
 	return e.obj
 }
 
-// thaw drops the copy handed to readers: the object changed.
+// thaw drops the copy handed to readers: the object changed. The last
+// copy handed out stays frozen until the next is (see read), which keeps
+// what the two share frozen and remembered.
 func (e *entry) thaw() {
 	if e.frozen != nil {
-		jsonvalue.Thaw(e.frozen)
-		e.frozen = nil
+		if e.superseded != nil {
+			jsonvalue.Thaw(e.superseded)
+		}
+		e.superseded, e.frozen = e.frozen, nil
 	}
+}
+
+// forget thaws everything e handed out: it is gone or changed in place.
+func (e *entry) forget() {
+	e.thaw()
+	jsonvalue.Thaw(e.superseded)
+	e.superseded = nil
 }
 
 // Option configures a Cluster.
@@ -285,8 +299,9 @@ func (c *Cluster) read(e *entry) map[string]any {
 	}
 	if e.frozen == nil {
 		// Stored objects are never changed in place but through own.
-		e.frozen = jsonvalue.Freeze(e.obj)
-		e.canonical = jsonvalue.IsCanonical(e.frozen) // known since Freeze
+		e.frozen = jsonvalue.Refreeze(e.superseded, e.obj)
+		e.superseded = nil
+		e.canonical = jsonvalue.IsCanonical(e.frozen) // known since frozen
 	}
 	return e.frozen
 }

@@ -146,7 +146,7 @@ func (c *Cluster) remove(key objKey) map[string]any {
 	}
 	delete(c.objects, key)
 	c.index(key, nil)
-	e.thaw()
+	e.forget()
 	c.changed(e.obj, false)
 	uid := metaString(e.obj, "uid")
 	delete(c.byUID, uid)

@@ -72,6 +72,51 @@ func Freeze(v map[string]any) map[string]any {
 	return v
 }
 
+// Refreeze freezes v, the successor of old (frozen by Freeze or
+// Refreeze, or nil), and thaws old. The maps directly inside v that old
+// also held stay registered as they were, with what was remembered of
+// them, and are not walked again; old's other maps are thawed. For an
+// owner that replaces a value by one sharing most of it (a write that
+// changed one field of an object).
+func Refreeze(old, v map[string]any) map[string]any {
+	if v == nil {
+		Thaw(old)
+		return v
+	}
+	frozen.mu.Lock()
+	defer frozen.mu.Unlock()
+	if frozen.maps == nil || len(frozen.maps) >= maxFrozen {
+		frozen.maps = make(map[unsafe.Pointer]*frozenMap, 1024)
+	}
+	kept := make(map[unsafe.Pointer]bool, len(v))
+	canonical := true
+	for _, e := range v {
+		if m, ok := e.(map[string]any); ok {
+			id := identity(m)
+			f := frozen.maps[id]
+			if f == nil {
+				f = &frozenMap{m: m, canonical: isCanonical(m)}
+				frozen.maps[id] = f
+			}
+			kept[id] = true
+			canonical = canonical && f.canonical
+		} else if canonical && !isCanonical(e) {
+			canonical = false
+		}
+	}
+	if old != nil && identity(old) != identity(v) {
+		delete(frozen.maps, identity(old))
+		for _, e := range old {
+			if m, ok := e.(map[string]any); ok && !kept[identity(m)] {
+				delete(frozen.maps, identity(m))
+			}
+		}
+	}
+	frozen.maps[identity(v)] = &frozenMap{m: v, canonical: canonical}
+	frozen.count.Store(int64(len(frozen.maps)))
+	return v
+}
+
 // Frozen reports whether v is frozen (and not thawed since).
 func Frozen(v map[string]any) bool { return lookupFrozen(v) != nil }
 

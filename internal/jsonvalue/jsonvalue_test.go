@@ -207,3 +207,30 @@ func TestRemember(t *testing.T) {
 		t.Error("a thawed map remembered a value")
 	}
 }
+
+// Refreeze keeps what a successor shares with the value it replaces frozen
+// with its memory, and thaws the rest of the old value.
+func TestRefreeze(t *testing.T) {
+	shared := map[string]any{"x": "1"}
+	old := Freeze(map[string]any{"a": shared, "b": map[string]any{"y": "2"}, "n": int64(1)})
+	calls := 0
+	count := func() int { calls++; return calls }
+	Remember(shared, "test", count)
+	next := map[string]any{"a": shared, "b": map[string]any{"z": 2.0}, "n": int64(2)}
+	if got := Refreeze(old, next); !Frozen(got) {
+		t.Fatal("the successor is not frozen")
+	}
+	if !Frozen(shared) || Remember(shared, "test", count) != 1 {
+		t.Errorf("a shared map lost its registration or what was remembered (calls %d)", calls)
+	}
+	if Frozen(old) || Frozen(old["b"].(map[string]any)) {
+		t.Error("the old value, or a map only it held, is still frozen")
+	}
+	if IsCanonical(next) {
+		t.Error("a successor holding 2.0 is reported canonical")
+	}
+	if !IsCanonical(old) {
+		t.Error("the thawed old value is canonical (walked again)")
+	}
+	Thaw(next)
+}
