@@ -461,13 +461,26 @@ func runtimeLimits(est checker.CostEstimate, err error) []cel.ProgramOption {
 }
 
 // costEstimator prices the Kubernetes library functions as the API server
-// does; sizes it cannot know are unbounded.
-var costEstimator = &k8slib.CostEstimator{SizeEstimator: unknownSizes{}}
+// does, and bounds sizes as it does for a field without maxLength or
+// maxItems (objectSizes).
+var costEstimator = &k8slib.CostEstimator{SizeEstimator: objectSizes{}}
 
-type unknownSizes struct{}
+// maxRequestBytes is the largest request the API server accepts (3 MiB).
+const maxRequestBytes = 3 * 1024 * 1024
 
-func (unknownSizes) EstimateSize(checker.AstNode) *checker.SizeEstimate { return nil }
-func (unknownSizes) EstimateCallCost(string, string, *checker.AstNode, []checker.AstNode) *checker.CallEstimate {
+// objectSizes bounds what the checker cannot know from types: nothing in
+// an object can outgrow the largest request the API server accepts, so no
+// string is longer than maxRequestBytes and no list or map holds more
+// entries (the bound kube-apiserver assumes for CRD fields without
+// maxLength or maxItems). A string comparison is then bounded; a
+// comprehension over a list of unknown length still is not, and is
+// tracked at run time.
+type objectSizes struct{}
+
+func (objectSizes) EstimateSize(checker.AstNode) *checker.SizeEstimate {
+	return &checker.SizeEstimate{Min: 0, Max: maxRequestBytes}
+}
+func (objectSizes) EstimateCallCost(string, string, *checker.AstNode, []checker.AstNode) *checker.CallEstimate {
 	return nil
 }
 
