@@ -237,20 +237,10 @@ func diffPatched(om, nm, patch map[string]any, prefix string, keep func(string) 
 // scalarEqual reports whether a and b are equal values that are not maps
 // (a leaf diffLeaves would find unchanged).
 func scalarEqual(a, b any) bool {
-	switch x := a.(type) {
-	case string:
-		y, ok := b.(string)
-		return ok && x == y
-	case bool:
-		y, ok := b.(bool)
-		return ok && x == y
-	case int64:
-		y, ok := b.(int64)
-		return ok && x == y
-	case map[string]any:
+	if _, isMap := a.(map[string]any); isMap {
 		return false
 	}
-	if _, ok := b.(map[string]any); ok {
+	if _, isMap := b.(map[string]any); isMap {
 		return false
 	}
 	return jsonvalue.Equal(a, b)
