@@ -218,12 +218,11 @@ func read(ctx context.Context, api adapters.API, rd Read) Observation {
 	}
 	if rd.List {
 		res := api.Do(ctx, adapters.Request{Verb: adapters.List, Ref: rd.Ref, LabelSelector: rd.LabelSelector})
-		for i, it := range res.Items {
-			if res.Canonical {
-				break
-			}
-			if c, ok := library.Canonical(it).(map[string]any); ok {
-				res.Items[i] = c
+		if !res.Canonical {
+			for i, it := range res.Items {
+				if c, ok := library.Canonical(it).(map[string]any); ok {
+					res.Items[i] = c
+				}
 			}
 		}
 		return Observation{Outcome: res.Outcome, Items: res.Items, Scope: scope, Message: res.Message, canonical: true}.withValue()

@@ -13,12 +13,12 @@ import (
 // Skipping rests. An object resting in a state is rechecked every
 // requeue interval; most rechecks read the same, decide the same and write
 // nothing. When the engine certifies a rest (engine.Certify), the runner
-// notes what the decision read and how far the cluster had come, and skips
-// the rechecks that follow while nothing it read has changed and no time
-// gate of the decision has moved. The simulator reports each change as it
-// makes it (sim.OnChange), and the runner marks dirty the rests that read
-// what changed, so a skipped recheck costs a look at one flag. A skipped recheck produces no trace line
-// (a rest never does); the only difference is the reads it does not make.
+// notes what the decision read, and skips the rechecks that follow while
+// nothing it read has changed and no time gate of the decision has moved.
+// The simulator reports each change as it makes it (sim.OnChange), and the
+// runner marks dirty the rests that read what changed, so a skipped recheck
+// costs a look at one flag. A skipped recheck produces no trace line (a
+// rest never does); the only difference is the reads it does not make.
 
 // changeWatcher is a cluster that reports its changes as it makes them
 // (the simulator).
