@@ -30,7 +30,6 @@ type Cluster struct {
 	sorted      map[kindNS][]*entry // byKind's entries in List order, see sortedEntries
 	sharedReads bool
 	byUID       map[string]objKey
-	changes     map[kindNS]*changeCount // see changes.go
 	onChange    []func(Change)
 	spare       []Record      // see TakeRecords
 	discovery   atomic.Uint64 // changes to the served kinds (read without the lock)
@@ -68,8 +67,6 @@ type entry struct {
 	canonical bool
 	// managed records which manager owns which leaf fields (JSON pointers).
 	managed map[managerKey]map[string]bool
-	// version is obj's metadata.resourceVersion, kept at hand for Version.
-	version string
 }
 
 // own gives e a private copy of its object, to change in place: with
@@ -151,7 +148,6 @@ func New(clock *Clock, opts ...Option) *Cluster {
 		byKind:          map[kindNS]map[objKey]*entry{},
 		sorted:          map[kindNS][]*entry{},
 		byUID:           map[string]objKey{},
-		changes:         map[kindNS]*changeCount{},
 		engineIdentity:  DefaultEngineIdentity,
 		checkNamespaces: true,
 	}
@@ -626,7 +622,6 @@ func (c *Cluster) commit(k *kindInfo, req adapters.Request, key objKey, old *ent
 	}
 	old.thaw()
 	old.obj = obj
-	old.version = md["resourceVersion"].(string)
 	old.managed = managed
 	c.changed(obj, req.Subresource == "status")
 	c.afterStore(k, key, old)

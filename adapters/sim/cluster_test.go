@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -573,53 +574,40 @@ func TestStagingHelpers(t *testing.T) {
 	}
 }
 
-// Change counters move with every change of a kind in a namespace, and
-// the outside-status counter not with status writes.
-func TestChangeCounters(t *testing.T) {
+// Every change is reported as it is made (a status write as status-only),
+// a write that changes nothing is not, and discovery moves only with the
+// kinds served.
+func TestChangeReports(t *testing.T) {
 	c := New(NewClock(DefaultEpoch))
 	c.RegisterKind("example.com/v1", "Widget", adapters.Namespaced, KindOptions{HasStatus: true})
 	ctx := context.Background()
 	ref := adapters.Ref{APIVersion: "example.com/v1", Kind: "Widget", Namespace: "default", Name: "w"}
-	counts := func() [4]uint64 {
-		a, o := c.Changes("example.com/v1", "Widget", "default")
-		aa, oa := c.Changes("example.com/v1", "Widget", "")
-		return [4]uint64{a, o, aa, oa}
-	}
-	do := func(req adapters.Request) {
+	var got []Change
+	c.OnChange(func(ch Change) { got = append(got, ch) })
+	do := func(req adapters.Request, want ...Change) {
 		t.Helper()
+		got = nil
 		if res := c.Do(ctx, req); res.Outcome != adapters.OK {
 			t.Fatalf("%s: %s %s", req.Verb, res.Outcome, res.Message)
 		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s %s: reported %+v, want %+v", req.Verb, req.Subresource, got, want)
+		}
 	}
 	d0 := c.DiscoveryChanges()
-	do(adapters.Request{Verb: adapters.Create, Ref: ref, Body: []byte(`{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w","namespace":"default"},"spec":{"a":1}}`)})
-	if got := counts(); got != [4]uint64{1, 1, 1, 1} {
-		t.Fatalf("after create: %v", got)
-	}
-	v1, _ := c.Version(ref)
+	do(adapters.Request{Verb: adapters.Create, Ref: ref, Body: []byte(`{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w","namespace":"default"},"spec":{"a":1}}`)},
+		Change{Ref: ref})
+	do(adapters.Request{Verb: adapters.Patch, Subresource: "status", PatchType: adapters.MergePatch, Ref: ref, Body: []byte(`{"status":{"ok":true}}`)},
+		Change{Ref: ref, StatusOnly: true})
+	// The same status again changes nothing.
 	do(adapters.Request{Verb: adapters.Patch, Subresource: "status", PatchType: adapters.MergePatch, Ref: ref, Body: []byte(`{"status":{"ok":true}}`)})
-	if got := counts(); got != [4]uint64{2, 1, 2, 1} {
-		t.Fatalf("after a status write: %v", got)
-	}
-	if v2, ok := c.Version(ref); !ok || v2 == v1 {
-		t.Fatalf("version %q after a status write, was %q", v2, v1)
-	}
-	do(adapters.Request{Verb: adapters.Patch, Subresource: "status", PatchType: adapters.MergePatch, Ref: ref, Body: []byte(`{"status":{"ok":true}}`)})
-	if got := counts(); got != [4]uint64{2, 1, 2, 1} {
-		t.Fatalf("a no-op write counted: %v", got)
-	}
 	other := ref
 	other.Namespace = "kube-system"
-	do(adapters.Request{Verb: adapters.Create, Ref: other, Body: []byte(`{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w","namespace":"kube-system"}}`)})
-	if got := counts(); got != [4]uint64{2, 1, 3, 2} {
-		t.Fatalf("after a create elsewhere: %v", got)
-	}
-	do(adapters.Request{Verb: adapters.Delete, Ref: ref})
-	if got := counts(); got != [4]uint64{3, 2, 4, 3} {
-		t.Fatalf("after delete: %v", got)
-	}
-	if _, ok := c.Version(ref); ok {
-		t.Fatal("a deleted object has a version")
+	do(adapters.Request{Verb: adapters.Create, Ref: other, Body: []byte(`{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w","namespace":"kube-system"}}`)},
+		Change{Ref: other})
+	do(adapters.Request{Verb: adapters.Delete, Ref: ref}, Change{Ref: ref})
+	if _, ok := c.Peek(ref); ok {
+		t.Fatal("a deleted object is still stored")
 	}
 	if c.DiscoveryChanges() != d0 {
 		t.Fatal("discovery moved without a kind change")

@@ -111,8 +111,7 @@ func (c *Cluster) markDeleting(obj map[string]any, foreground bool) {
 // e.own(): a new resourceVersion.
 func (c *Cluster) touch(e *entry) {
 	c.rv++
-	e.version = strconv.FormatInt(c.rv, 10)
-	metadata(e.obj)["resourceVersion"] = e.version
+	metadata(e.obj)["resourceVersion"] = strconv.FormatInt(c.rv, 10)
 	e.thaw()
 	c.changed(e.obj, false)
 }

@@ -68,7 +68,6 @@ func (c *Cluster) stage(obj map[string]any) error {
 	}
 	e.thaw()
 	e.obj = norm
-	e.version = md["resourceVersion"].(string)
 	c.changed(norm, false)
 	c.afterStore(k, key, e)
 	return nil
