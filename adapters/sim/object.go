@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"reflect"
 	"strings"
 
 	"github.com/statecraft/statecraft/internal/jsonvalue"
@@ -155,7 +154,7 @@ func withoutKeys(obj map[string]any, top []string, meta []string) map[string]any
 func diffLeaves(old, new any, prefix string, removed, changed func(p string)) {
 	om, oldMap := old.(map[string]any)
 	nm, newMap := new.(map[string]any)
-	if oldMap && newMap && len(om) > 0 && reflect.ValueOf(om).UnsafePointer() == reflect.ValueOf(nm).UnsafePointer() {
+	if oldMap && newMap && len(om) > 0 && sameMap(om, nm) {
 		return // one map: a write shares what it did not change (candidate)
 	}
 	oldBranch := oldMap && (len(om) > 0 || prefix == "")
