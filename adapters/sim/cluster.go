@@ -636,10 +636,8 @@ func (c *Cluster) commit(k *kindInfo, req adapters.Request, key objKey, old *ent
 // admission hook is installed, which may change anything, it is a deep
 // copy.
 func (c *Cluster) candidate(obj map[string]any) map[string]any {
-	for _, a := range c.admissions {
-		if a.Mutate != nil {
-			return copyObject(obj)
-		}
+	if c.mutates() {
+		return copyObject(obj)
 	}
 	out := make(map[string]any, len(obj))
 	for k, v := range obj {
