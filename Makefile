@@ -43,8 +43,8 @@ fmt-check:
 # Short fuzzing of every fuzz target; corpora live in testdata/fuzz.
 fuzz:
 	$(GO) test ./rules -run '^$$' -fuzz '^FuzzLoadCompile$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./engine/objpatch -run '^$$' -fuzz '^FuzzValidate$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./engine/objpatch -run '^$$' -fuzz '^FuzzPlan$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./library/objpatch -run '^$$' -fuzz '^FuzzValidate$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./library/objpatch -run '^$$' -fuzz '^FuzzPlan$$' -fuzztime $(FUZZTIME)
 
 # Every benchmark; figures and commands in BENCHMARKS.md. Micro-benchmarks
 # run the default 1s each; each simulation is one run (-benchtime=1x),
@@ -58,7 +58,7 @@ bench:
 # one run (figures in BENCHMARKS.md). -args -kube.n=N changes the size.
 .PHONY: bench-kube
 bench-kube: controlplane
-	STATECRAFT_REQUIRE_CONTROLPLANE=1 $(GO) test -run '^$$' -bench '^BenchmarkConvergeObjectPatches$$' -benchtime=1x -timeout 30m ./adapters/kube/controller/
+	STATECRAFT_REQUIRE_CONTROLPLANE=1 $(GO) test -run '^$$' -bench '^BenchmarkConvergeObjectPatches$$' -benchtime=1x -timeout 30m ./controller/
 
 # The load test of issue 10 (not in every CI run): 10,000 ObjectPatches on
 # the local API server while another actor drifts targets for 10 minutes;
@@ -68,4 +68,4 @@ SOAK_OBJECTS ?= 10000
 SOAK_FOR     ?= 10m
 soak: controlplane
 	STATECRAFT_SOAK=1 STATECRAFT_SOAK_OBJECTS=$(SOAK_OBJECTS) STATECRAFT_SOAK_FOR=$(SOAK_FOR) STATECRAFT_REQUIRE_CONTROLPLANE=1 \
-		$(GO) test -count=1 -run '^TestSoak$$' -v -timeout 60m ./adapters/kube/controller/
+		$(GO) test -count=1 -run '^TestSoak$$' -v -timeout 60m ./controller/

@@ -9,9 +9,9 @@ import (
 	"github.com/statecraft/statecraft/adapters"
 	"github.com/statecraft/statecraft/adapters/sim"
 	"github.com/statecraft/statecraft/engine"
-	"github.com/statecraft/statecraft/engine/library"
 	"github.com/statecraft/statecraft/fsm"
-	"github.com/statecraft/statecraft/internal/jsonvalue"
+	"github.com/statecraft/statecraft/jsonvalue"
+	"github.com/statecraft/statecraft/library"
 	"github.com/statecraft/statecraft/rules"
 	"github.com/statecraft/statecraft/rules/policies"
 )

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/statecraft/statecraft/fsm"
-	"github.com/statecraft/statecraft/internal/jsonvalue"
+	"github.com/statecraft/statecraft/jsonvalue"
 )
 
 // params resolves m's params for the object self: defaults, the overrides

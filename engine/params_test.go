@@ -6,7 +6,7 @@ import (
 
 	"github.com/statecraft/statecraft/engine"
 	"github.com/statecraft/statecraft/fsm"
-	"github.com/statecraft/statecraft/internal/jsonvalue"
+	"github.com/statecraft/statecraft/jsonvalue"
 )
 
 // Params resolve the same whether their checks can be remembered (reading

@@ -6,9 +6,9 @@ import (
 	"time"
 
 	"github.com/statecraft/statecraft/adapters"
-	"github.com/statecraft/statecraft/engine/library"
 	"github.com/statecraft/statecraft/fsm"
-	"github.com/statecraft/statecraft/internal/jsonvalue"
+	"github.com/statecraft/statecraft/jsonvalue"
+	"github.com/statecraft/statecraft/library"
 )
 
 // Tracer receives, in order, what a reconcile decides. Requests themselves

@@ -11,8 +11,8 @@ import (
 	"github.com/google/cel-go/common/types/traits"
 
 	"github.com/statecraft/statecraft/adapters"
-	"github.com/statecraft/statecraft/engine/library"
 	"github.com/statecraft/statecraft/fsm"
+	"github.com/statecraft/statecraft/library"
 	"github.com/statecraft/statecraft/rules"
 )
 

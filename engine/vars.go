@@ -7,8 +7,8 @@ import (
 	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/interpreter"
 
-	"github.com/statecraft/statecraft/engine/library"
 	"github.com/statecraft/statecraft/fsm"
+	"github.com/statecraft/statecraft/library"
 )
 
 // vars is the CEL activation of one step: self, status, now, params,

@@ -12,8 +12,8 @@ import (
 	"github.com/google/cel-go/common/types/ref"
 
 	"github.com/statecraft/statecraft/adapters"
-	"github.com/statecraft/statecraft/engine/library"
 	"github.com/statecraft/statecraft/fsm"
+	"github.com/statecraft/statecraft/library"
 )
 
 // Why explains one candidate transition of a step: its guard's value, the

@@ -13,7 +13,7 @@ import (
 	"github.com/google/cel-go/common/types"
 	"github.com/hashicorp/hcl/v2"
 
-	"github.com/statecraft/statecraft/engine/library"
+	"github.com/statecraft/statecraft/library"
 )
 
 // maxCycles bounds the elementary cycles Analyze enumerates per machine, so

@@ -12,7 +12,7 @@ import (
 	lfsm "github.com/looplab/fsm"
 	k8slib "k8s.io/apiserver/pkg/cel/library"
 
-	"github.com/statecraft/statecraft/engine/library"
+	"github.com/statecraft/statecraft/library"
 	"github.com/statecraft/statecraft/rules"
 )
 

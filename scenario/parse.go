@@ -14,7 +14,7 @@ import (
 	ctyjson "github.com/zclconf/go-cty/cty/json"
 	"sigs.k8s.io/yaml"
 
-	"github.com/statecraft/statecraft/engine/library"
+	"github.com/statecraft/statecraft/library"
 )
 
 // Scenario is one decoded scenario file.

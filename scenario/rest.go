@@ -7,7 +7,7 @@ import (
 	"github.com/statecraft/statecraft/adapters/sim"
 	"github.com/statecraft/statecraft/engine"
 	"github.com/statecraft/statecraft/fsm"
-	"github.com/statecraft/statecraft/internal/jsonvalue"
+	"github.com/statecraft/statecraft/jsonvalue"
 )
 
 // Skipping rests. An object resting in a state is rechecked every

@@ -17,8 +17,8 @@ import (
 	"github.com/statecraft/statecraft/adapters"
 	"github.com/statecraft/statecraft/adapters/sim"
 	"github.com/statecraft/statecraft/engine"
-	"github.com/statecraft/statecraft/engine/library"
 	"github.com/statecraft/statecraft/fsm"
+	"github.com/statecraft/statecraft/library"
 	"github.com/statecraft/statecraft/rules"
 )
 

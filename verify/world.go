@@ -11,7 +11,7 @@ import (
 	jsonpatch "github.com/evanphx/json-patch/v5"
 
 	"github.com/statecraft/statecraft/adapters"
-	"github.com/statecraft/statecraft/engine/library"
+	"github.com/statecraft/statecraft/library"
 )
 
 // world is the abstract environment's concrete store: the objects that

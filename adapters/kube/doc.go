@@ -19,6 +19,6 @@
 // It never decides lifecycle behaviour: which request to send, what an
 // outcome means and when to retry belong to the engine and the rule files.
 // Informers, the workqueue and the controller loop that feeds the engine are
-// in package adapters/kube/controller, which builds on this one. Starting a
+// in package controller, which builds on this one. Starting a
 // local API server for tests is internal/controlplane's job.
 package kube

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/statecraft/statecraft/internal/jsonvalue"
+	"github.com/statecraft/statecraft/jsonvalue"
 
 	"github.com/statecraft/statecraft/adapters"
 )

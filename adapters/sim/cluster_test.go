@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/statecraft/statecraft/internal/jsonvalue"
+	"github.com/statecraft/statecraft/jsonvalue"
 
 	"github.com/statecraft/statecraft/adapters"
 )

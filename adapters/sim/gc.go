@@ -4,7 +4,7 @@ import (
 	"sort"
 	"strconv"
 
-	"github.com/statecraft/statecraft/internal/jsonvalue"
+	"github.com/statecraft/statecraft/jsonvalue"
 
 	"github.com/statecraft/statecraft/adapters"
 )

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/statecraft/statecraft/internal/jsonvalue"
+	"github.com/statecraft/statecraft/jsonvalue"
 )
 
 // Objects are stored as unstructured JSON values with the types client-go's

@@ -5,7 +5,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/statecraft/statecraft/internal/jsonvalue"
+	"github.com/statecraft/statecraft/jsonvalue"
 )
 
 var (

@@ -23,7 +23,7 @@
 # person's edit in between is never overwritten (a conflict, nothing
 # created).
 #
-# Every decision is here. engine/library supplies only computations:
+# Every decision is here. library supplies only computations:
 # upgrade.newestPatch, upgrade.compatible, upgrade.validWindow,
 # upgrade.inWindow, upgrade.leaseHeld, patch.merge, ref.
 machine "autopatch" {

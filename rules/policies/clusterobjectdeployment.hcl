@@ -7,7 +7,7 @@
 # hands them over between revisions, archives predecessors and tears down.
 # Load both: rules = ["clusterobjectdeployment", "clusterobjectset"].
 #
-# Every decision is here. engine/library/rollout.go computes:
+# Every decision is here. library/rollout.go computes:
 # rollout.templateHash, rollout.nextRevision, rollout.byRevision,
 # rollout.controller, rollout.metadataError, rollout.setConditions.
 #

@@ -6,7 +6,7 @@
 # one group, archives its predecessors once it is complete, and tears down
 # in reverse phase order once archived.
 #
-# Every decision is here. engine/library/rollout.go computes: rollout.resolve
+# Every decision is here. library/rollout.go computes: rollout.resolve
 # (render inline manifests and secretRef objects, static validation),
 # rollout.kinds, rollout.plan (ownership relation, collision protection,
 # probes, what to apply), rollout.teardown, rollout.setConditions.

@@ -6,7 +6,7 @@
 # driftRetryCount, nextDriftRetryTime, lastAttemptTime, lastAppliedTime,
 # conditions Ready and Drifted).
 #
-# Every decision is here. engine/library supplies only computations:
+# Every decision is here. library supplies only computations:
 # objpatch.validate, objpatch.plan, objpatch.satisfied, objpatch.arbitrate,
 # backoff, ref.
 machine "objectpatch" {

@@ -1,5 +1,5 @@
 # AP-15 AP-16 (the "reported if it still arrives" half; the CRD's pattern
-# and enum are tested in engine/library/upgrade_test.go): a malformed
+# and enum are tested in library/upgrade_test.go): a malformed
 # window that got past the CRD is reported as InvalidSettings and nothing
 # starts; a corrected window turns the patcher on; an unknown component is
 # reported the same way and the patcher stops.

@@ -21,7 +21,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/statecraft/statecraft/internal/jsonvalue"
+	"github.com/statecraft/statecraft/jsonvalue"
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"

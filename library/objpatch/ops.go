@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/statecraft/statecraft/internal/jsonvalue"
+	"github.com/statecraft/statecraft/jsonvalue"
 )
 
 // Operation kinds and match policies accepted in spec.jsonPatch.

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/statecraft/statecraft/internal/jsonvalue"
+	"github.com/statecraft/statecraft/jsonvalue"
 )
 
 // Claim is a part of a target that a patch statically owns: either a JSON

@@ -167,7 +167,7 @@ func TestLeaseHeld(t *testing.T) {
 // The CRD refuses what upgrade.validWindow refuses: the IchorInstallation
 // CRD's window pattern and component enum are the ones this file uses.
 func TestCRDWindowAndComponents(t *testing.T) {
-	b, err := os.ReadFile("../../spec/crds/ichor.maesh.dev_ichorinstallations.yaml")
+	b, err := os.ReadFile("../spec/crds/ichor.maesh.dev_ichorinstallations.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -63,7 +63,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/statecraft/statecraft/adapters/kube"
-	"github.com/statecraft/statecraft/adapters/kube/controller"
+	"github.com/statecraft/statecraft/controller"
 	"github.com/statecraft/statecraft/fsm"
 	"github.com/statecraft/statecraft/rules"
 )

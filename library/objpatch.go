@@ -13,8 +13,8 @@ import (
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
 
-	"github.com/statecraft/statecraft/engine/objpatch"
-	"github.com/statecraft/statecraft/internal/jsonvalue"
+	"github.com/statecraft/statecraft/jsonvalue"
+	"github.com/statecraft/statecraft/library/objpatch"
 )
 
 // objpatchFunctions are thin CEL wrappers over package objpatch. They

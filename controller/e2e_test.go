@@ -41,7 +41,7 @@ import (
 
 	"github.com/statecraft/statecraft/adapters"
 	"github.com/statecraft/statecraft/adapters/kube"
-	"github.com/statecraft/statecraft/adapters/kube/controller"
+	"github.com/statecraft/statecraft/controller"
 	"github.com/statecraft/statecraft/fsm"
 	"github.com/statecraft/statecraft/internal/controlplane"
 )

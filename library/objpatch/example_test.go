@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/statecraft/statecraft/engine/objpatch"
+	"github.com/statecraft/statecraft/library/objpatch"
 )
 
 func ExamplePlan() {

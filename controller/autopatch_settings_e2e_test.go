@@ -15,7 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 
-	"github.com/statecraft/statecraft/adapters/kube/controller"
+	"github.com/statecraft/statecraft/controller"
 	"github.com/statecraft/statecraft/internal/controlplane"
 )
 

@@ -5,7 +5,7 @@ import (
 
 	"github.com/google/cel-go/cel"
 
-	"github.com/statecraft/statecraft/engine/library"
+	"github.com/statecraft/statecraft/library"
 )
 
 // The Kubernetes CEL libraries are part of the rule language.

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/statecraft/statecraft/internal/jsonvalue"
+	"github.com/statecraft/statecraft/jsonvalue"
 )
 
 // firstDiff returns the JSON Pointer of the first difference between a and b

@@ -16,7 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/statecraft/statecraft/adapters/kube/controller"
+	"github.com/statecraft/statecraft/controller"
 )
 
 // TestSoak is the load test of issue 10, run by `make soak` (not in every

@@ -17,7 +17,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/statecraft/statecraft/adapters/kube"
-	"github.com/statecraft/statecraft/adapters/kube/controller"
+	"github.com/statecraft/statecraft/controller"
 	"github.com/statecraft/statecraft/fsm"
 	"github.com/statecraft/statecraft/internal/controlplane"
 	"github.com/statecraft/statecraft/rules"

@@ -13,7 +13,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/statecraft/statecraft/internal/jsonvalue"
+	"github.com/statecraft/statecraft/jsonvalue"
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"

@@ -1,13 +1,13 @@
 package library_test
 
 import (
-	"github.com/statecraft/statecraft/internal/jsonvalue"
+	"github.com/statecraft/statecraft/jsonvalue"
 	"reflect"
 	"testing"
 
 	"github.com/google/cel-go/cel"
 
-	"github.com/statecraft/statecraft/engine/library"
+	"github.com/statecraft/statecraft/library"
 )
 
 // eval compiles and runs one expression in the rule environment with the

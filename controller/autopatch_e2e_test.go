@@ -18,7 +18,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/statecraft/statecraft/adapters/kube/controller"
+	"github.com/statecraft/statecraft/controller"
 	"github.com/statecraft/statecraft/internal/controlplane"
 )
 
