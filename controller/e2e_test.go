@@ -65,6 +65,9 @@ func TestMain(m *testing.M) {
 	if shared.dir != "" {
 		os.RemoveAll(shared.dir)
 	}
+	if statecraftBin.path != "" {
+		os.RemoveAll(filepath.Dir(statecraftBin.path))
+	}
 	os.Exit(code)
 }
 

@@ -11,6 +11,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"strings"
@@ -23,7 +26,6 @@ import (
 
 	"github.com/statecraft/statecraft/adapters/kube"
 	"github.com/statecraft/statecraft/controller"
-	"github.com/statecraft/statecraft/internal/cli"
 )
 
 // lockedBuffer is a buffer a test may read while a controller writes it.
@@ -245,8 +247,10 @@ func TestPlanCommandWritesNothing(t *testing.T) {
 	e := newEnv(t, ns)
 	seen := seedShadow(e, ns)
 	var stdout, stderr bytes.Buffer
-	if code := cli.Main([]string{"plan", "--kubeconfig", e.cp.KubeconfigPath, "--namespace", ns, "--timeout", waitUp.String()}, &stdout, &stderr); code != 0 {
-		t.Fatalf("statecraft plan: exit %d\n%s\n%s", code, stdout.String(), stderr.String())
+	cmd := exec.Command(statecraftBinary(t), "plan", "--kubeconfig", e.cp.KubeconfigPath, "--namespace", ns, "--timeout", waitUp.String())
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("statecraft plan: %v\n%s\n%s", err, stdout.String(), stderr.String())
 	}
 	out := stdout.String()
 	if !regexp.MustCompile(`(?m)^\d+ objects decided; nothing was written$`).MatchString(out) {
@@ -263,14 +267,18 @@ func TestRunDryRunCommandWritesNothing(t *testing.T) {
 	e := newEnv(t, ns)
 	seen := seedShadow(e, ns)
 	var stdout, stderr lockedBuffer
-	done := make(chan int, 1)
-	go func() {
-		done <- cli.Main([]string{"run", "--dry-run", "--kubeconfig", e.cp.KubeconfigPath, "--namespace", ns}, &stdout, &stderr)
-	}()
+	cmd := exec.Command(statecraftBinary(t), "run", "--dry-run", "--kubeconfig", e.cp.KubeconfigPath, "--namespace", ns)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	t.Cleanup(func() { cmd.Process.Kill() })
 	eventually(t, "both ObjectPatches decided", func() (bool, string) {
 		select {
-		case code := <-done:
-			t.Fatalf("statecraft run --dry-run returned early: exit %d\n%s\n%s", code, stdout.String(), stderr.String())
+		case err := <-done:
+			t.Fatalf("statecraft run --dry-run returned early: %v\n%s\n%s", err, stdout.String(), stderr.String())
 		default:
 		}
 		return shadowComplete(stdout.String(), ns), stdout.String()
@@ -278,17 +286,45 @@ func TestRunDryRunCommandWritesNothing(t *testing.T) {
 	time.Sleep(time.Second) // give a stray write, Event or wake-up the time to happen
 	// The command stops on SIGINT as on Ctrl-C; it listens for it since before
 	// the first decision was printed.
-	if err := syscall.Kill(syscall.Getpid(), syscall.SIGINT); err != nil {
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
 	select {
-	case code := <-done:
-		if code != 0 {
-			t.Errorf("statecraft run --dry-run: exit %d\n%s", code, stderr.String())
+	case err := <-done:
+		if err != nil {
+			t.Errorf("statecraft run --dry-run: %v\n%s", err, stderr.String())
 		}
 	case <-time.After(waitUp):
 		t.Fatal("statecraft run --dry-run did not stop on SIGINT")
 	}
 	checkShadowOutput(t, stdout.String(), ns)
 	checkNothingWritten(t, e, seen)
+}
+
+var statecraftBin struct {
+	once sync.Once
+	path string
+	err  error
+	out  []byte
+}
+
+// statecraftBinary builds cmd/statecraft once per test process and returns
+// the binary's path: the CLI sits above the controller, so its commands are
+// run as a user runs them.
+func statecraftBinary(t *testing.T) string {
+	t.Helper()
+	statecraftBin.once.Do(func() {
+		dir, err := os.MkdirTemp("", "statecraft-bin-")
+		if err != nil {
+			statecraftBin.err = err
+			return
+		}
+		statecraftBin.path = filepath.Join(dir, "statecraft")
+		cmd := exec.Command("go", "build", "-o", statecraftBin.path, "github.com/statecraft/statecraft/cmd/statecraft")
+		statecraftBin.out, statecraftBin.err = cmd.CombinedOutput()
+	})
+	if statecraftBin.err != nil {
+		t.Fatalf("go build ./cmd/statecraft: %v\n%s", statecraftBin.err, statecraftBin.out)
+	}
+	return statecraftBin.path
 }

@@ -1,14 +1,13 @@
 // Command statecraft compiles lifecycle rule files, explains them, and runs
-// them on a simulated cluster or against a Kubernetes API server. It only
-// wires flags to package cli.
+// them on a simulated cluster or against a Kubernetes API server. Its files
+// hold the commands: flag parsing with cobra and the glue between rules,
+// fsm, engine, scenario, the adapters and the controller. They hold no
+// lifecycle logic; every command is a function a test can call with its own
+// output streams (Main).
 package main
 
-import (
-	"os"
-
-	"github.com/statecraft/statecraft/internal/cli"
-)
+import "os"
 
 func main() {
-	os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))
 }

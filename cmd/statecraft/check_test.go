@@ -1,4 +1,4 @@
-package cli_test
+package main
 
 import (
 	"bytes"
@@ -9,13 +9,11 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
-
-	"github.com/statecraft/statecraft/internal/cli"
 )
 
 func run(args ...string) (int, string, string) {
 	var out, errb bytes.Buffer
-	code := cli.Main(args, &out, &errb)
+	code := Main(args, &out, &errb)
 	return code, out.String(), errb.String()
 }
 

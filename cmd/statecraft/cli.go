@@ -1,8 +1,4 @@
-// Package cli holds the statecraft commands: flag parsing with cobra and the
-// glue between rules, fsm, engine, scenario and the adapters. It holds no
-// lifecycle logic; every command is a function a test can call with its own
-// output streams.
-package cli
+package main
 
 import (
 	"context"

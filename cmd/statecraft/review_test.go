@@ -1,4 +1,4 @@
-package cli
+package main
 
 import (
 	"bytes"
@@ -8,14 +8,14 @@ import (
 	"testing"
 )
 
-func run(t *testing.T, args ...string) (string, int) {
+func runCombined(t *testing.T, args ...string) (string, int) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	code := Main(args, &out, &errb)
 	return out.String() + errb.String(), code
 }
 
-// The test runs in internal/cli; the suite paths are relative to the root.
+// The test runs in cmd/statecraft; the suite paths are relative to the root.
 func chdirRoot(t *testing.T) {
 	t.Helper()
 	wd, _ := os.Getwd()
@@ -24,7 +24,7 @@ func chdirRoot(t *testing.T) {
 
 func TestDiffShowsBrokenCopy(t *testing.T) {
 	chdirRoot(t)
-	out, code := run(t, "diff", "rules/policies/objectpatch.hcl", "examples/verify/objectpatch-unbounded-repair.hcl", "--scenarios", "spec/conformance/objectpatch", "--format", "markdown")
+	out, code := runCombined(t, "diff", "rules/policies/objectpatch.hcl", "examples/verify/objectpatch-unbounded-repair.hcl", "--scenarios", "spec/conformance/objectpatch", "--format", "markdown")
 	if code != 1 {
 		t.Fatalf("exit %d, want 1 (behaviour changed):\n%s", code, out)
 	}
@@ -39,7 +39,7 @@ func TestDiffShowsBrokenCopy(t *testing.T) {
 			t.Errorf("missing %q in:\n%s", want, out)
 		}
 	}
-	out, code = run(t, "diff", "objectpatch", "rules/policies/objectpatch.hcl", "--scenarios", "examples/objectpatch")
+	out, code = runCombined(t, "diff", "objectpatch", "rules/policies/objectpatch.hcl", "--scenarios", "examples/objectpatch")
 	if code != 0 || !strings.Contains(out, "structure: no changes") || !strings.Contains(out, "behaviour: 0 of ") {
 		t.Fatalf("identical versions: exit %d\n%s", code, out)
 	}
@@ -47,7 +47,7 @@ func TestDiffShowsBrokenCopy(t *testing.T) {
 
 func TestCoverShippedObjectPatchSuite(t *testing.T) {
 	chdirRoot(t)
-	out, _ := run(t, "test", "--cover", "spec/conformance/objectpatch", "examples/objectpatch")
+	out, _ := runCombined(t, "test", "--cover", "spec/conformance/objectpatch", "examples/objectpatch")
 	for _, want := range []string{"coverage of machine objectpatch", "states ", "transitions ", "outcome routes", "guard clauses"} {
 		if !strings.Contains(out, want) {
 			t.Fatalf("missing %q:\n%s", want, out)
@@ -59,7 +59,7 @@ func TestCoverShippedObjectPatchSuite(t *testing.T) {
 			t.Errorf("not full coverage: %s\n%s", l, out)
 		}
 	}
-	out, code := run(t, "test", "--cover", "--cover-min", "100", "examples/objectpatch")
+	out, code := runCombined(t, "test", "--cover", "--cover-min", "100", "examples/objectpatch")
 	if code != 1 || !strings.Contains(out, "is below --cover-min") {
 		t.Fatalf("--cover-min 100 on a partial suite: exit %d\n%s", code, out)
 	}
@@ -67,7 +67,7 @@ func TestCoverShippedObjectPatchSuite(t *testing.T) {
 
 func TestSimWhy(t *testing.T) {
 	chdirRoot(t)
-	out, code := run(t, "sim", "--why", "examples/objectpatch/drift-streak.scenario.hcl")
+	out, code := runCombined(t, "sim", "--why", "examples/objectpatch/drift-streak.scenario.hcl")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
@@ -88,7 +88,7 @@ func TestVerifyCommand(t *testing.T) {
 	chdirRoot(t)
 	dir := t.TempDir()
 	objs := "examples/objectpatch/namespace.yaml,examples/objectpatch/deployment.yaml,examples/objectpatch/deployment-patch.yaml"
-	out, code := run(t, "verify", "examples/verify/objectpatch-unbounded-repair.hcl", "--object", objs, "--depth", "12", "--fault-depth", "-1", "--write-scenario", dir)
+	out, code := runCombined(t, "verify", "examples/verify/objectpatch-unbounded-repair.hcl", "--object", objs, "--depth", "12", "--fault-depth", "-1", "--write-scenario", dir)
 	if code != 1 || !strings.Contains(out, "LIVELOCK: repair fights another actor") || !strings.Contains(out, "then, repeating for ever:") || !strings.Contains(out, "BOUNDED") {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
@@ -96,10 +96,10 @@ func TestVerifyCommand(t *testing.T) {
 	if len(files) != 1 {
 		t.Fatalf("written: %v\n%s", files, out)
 	}
-	if out, code := run(t, "sim", files[0]); code != 0 {
+	if out, code := runCombined(t, "sim", files[0]); code != 0 {
 		t.Fatalf("the written scenario fails: exit %d\n%s", code, out)
 	}
-	out, code = run(t, "verify", "objectpatch", "--object", objs, "--depth", "12", "--fault-depth", "-1")
+	out, code = runCombined(t, "verify", "objectpatch", "--object", objs, "--depth", "12", "--fault-depth", "-1")
 	if code != 0 || !strings.Contains(out, "no findings") {
 		t.Fatalf("shipped policy: exit %d\n%s", code, out)
 	}

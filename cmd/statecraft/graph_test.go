@@ -1,4 +1,4 @@
-package cli_test
+package main
 
 import (
 	"bytes"
@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/statecraft/statecraft/internal/cli"
 )
 
 // TestGraph: the graph command prints the same bytes as the fsm golden
@@ -42,7 +40,7 @@ func TestGraph(t *testing.T) {
 func TestSimTimeline(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "week.svg")
 	var stdout, stderr bytes.Buffer
-	if code := cli.Main([]string{"sim", "../../examples/objectpatch/week.scenario.hcl", "--timeline", out}, &stdout, &stderr); code != 0 {
+	if code := Main([]string{"sim", "../../examples/objectpatch/week.scenario.hcl", "--timeline", out}, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	svg, err := os.ReadFile(out)
@@ -56,7 +54,7 @@ func TestSimTimeline(t *testing.T) {
 		}
 	}
 	var again bytes.Buffer
-	cli.Main([]string{"sim", "../../examples/objectpatch/week.scenario.hcl", "--timeline", out}, &again, &stderr)
+	Main([]string{"sim", "../../examples/objectpatch/week.scenario.hcl", "--timeline", out}, &again, &stderr)
 	svg2, _ := os.ReadFile(out)
 	if string(svg2) != s {
 		t.Error("two runs drew different timelines")
