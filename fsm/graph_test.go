@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/statecraft/statecraft/fsm"
-	"github.com/statecraft/statecraft/internal/diagtext"
+	"github.com/statecraft/statecraft/textdiff"
 	"github.com/statecraft/statecraft/rules"
 )
 
@@ -66,7 +66,7 @@ func TestGraphGolden(t *testing.T) {
 			t.Fatalf("%v (run go test ./fsm -run Graph -update)", err)
 		}
 		if !bytes.Equal(want, b.Bytes()) {
-			t.Errorf("%s differs (go test ./fsm -run Graph -update rewrites it):\n%s", c.golden, diagtext.LineDiff(string(want), b.String()))
+			t.Errorf("%s differs (go test ./fsm -run Graph -update rewrites it):\n%s", c.golden, textdiff.LineDiff(string(want), b.String()))
 		}
 	}
 }

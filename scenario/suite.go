@@ -10,7 +10,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/statecraft/statecraft/internal/diagtext"
+	"github.com/statecraft/statecraft/rules"
+	"github.com/statecraft/statecraft/textdiff"
 )
 
 // Ext is the file name ending of scenario files; the golden trace of
@@ -97,7 +98,7 @@ func CheckWith(ctx context.Context, path string, update bool, opts Options) Outc
 	}
 	for _, d := range diags {
 		if d.Severity == 1 { // hcl.DiagError
-			o.Problems = append(o.Problems, diagtext.Line(d))
+			o.Problems = append(o.Problems, rules.DiagnosticLine(d))
 		}
 	}
 	if o.Result == nil {
@@ -116,7 +117,7 @@ func CheckWith(ctx context.Context, path string, update bool, opts Options) Outc
 		case err != nil:
 			o.Problems = append(o.Problems, err.Error())
 		case !bytes.Equal(want, o.Trace):
-			o.Problems = append(o.Problems, fmt.Sprintf("trace differs from %s:\n%s", golden, diagtext.LineDiff(string(want), string(o.Trace))))
+			o.Problems = append(o.Problems, fmt.Sprintf("trace differs from %s:\n%s", golden, textdiff.LineDiff(string(want), string(o.Trace))))
 		}
 	}
 	o.Passed = len(o.Problems) == 0

@@ -15,7 +15,6 @@ import (
 
 	"github.com/statecraft/statecraft/fsm"
 	"github.com/statecraft/statecraft/internal/batch"
-	"github.com/statecraft/statecraft/internal/diagtext"
 	"github.com/statecraft/statecraft/rules"
 	"github.com/statecraft/statecraft/scenario"
 )
@@ -95,12 +94,9 @@ func printDiags(w io.Writer, diags hcl.Diagnostics) {
 		return a.Start.Column < b.Start.Column
 	})
 	for _, d := range sorted {
-		fmt.Fprintln(w, FormatDiag(d))
+		fmt.Fprintln(w, rules.DiagnosticLine(d))
 	}
 }
-
-// FormatDiag renders one diagnostic on one line.
-func FormatDiag(d *hcl.Diagnostic) string { return diagtext.Line(d) }
 
 func checkCmd(stdout, stderr io.Writer) *cobra.Command {
 	var format string

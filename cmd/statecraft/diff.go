@@ -16,6 +16,7 @@ import (
 	"github.com/statecraft/statecraft/rules"
 	"github.com/statecraft/statecraft/rules/policies"
 	"github.com/statecraft/statecraft/scenario"
+	"github.com/statecraft/statecraft/textdiff"
 )
 
 // ruleVersion is one side of a diff: rule files read once and parsed again
@@ -424,7 +425,7 @@ func runVersion(ctx context.Context, s *scenario.Scenario, v *ruleVersion) ([]sc
 		var msgs []string
 		for _, d := range diags {
 			if d.Severity == hcl.DiagError {
-				msgs = append(msgs, FormatDiag(d))
+				msgs = append(msgs, rules.DiagnosticLine(d))
 			}
 		}
 		return nil, strings.Join(msgs, "; ")
@@ -434,99 +435,6 @@ func runVersion(ctx context.Context, s *scenario.Scenario, v *ruleVersion) ([]sc
 		return nil, err.Error()
 	}
 	return res.Trace, ""
-}
-
-// diffOp is one row of a line diff: both sides equal, or one side only.
-type diffOp struct {
-	old, new string
-	eq       bool
-}
-
-// lineDiff aligns two traces by their longest common subsequence.
-func lineDiff(a, b []string) []diffOp {
-	n, m := len(a), len(b)
-	lcs := make([][]int, n+1)
-	for i := range lcs {
-		lcs[i] = make([]int, m+1)
-	}
-	for i := n - 1; i >= 0; i-- {
-		for j := m - 1; j >= 0; j-- {
-			if a[i] == b[j] {
-				lcs[i][j] = lcs[i+1][j+1] + 1
-			} else {
-				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
-			}
-		}
-	}
-	var ops []diffOp
-	i, j := 0, 0
-	for i < n || j < m {
-		switch {
-		case i < n && j < m && a[i] == b[j]:
-			ops = append(ops, diffOp{old: a[i], new: b[j], eq: true})
-			i++
-			j++
-		case j < m && (i == n || lcs[i][j+1] >= lcs[i+1][j]):
-			ops = append(ops, diffOp{new: b[j]})
-			j++
-		default:
-			ops = append(ops, diffOp{old: a[i]})
-			i++
-		}
-	}
-	// Pair runs of removals and additions side by side.
-	var out []diffOp
-	for k := 0; k < len(ops); {
-		if ops[k].eq {
-			out = append(out, ops[k])
-			k++
-			continue
-		}
-		var dels, adds []string
-		for ; k < len(ops) && !ops[k].eq; k++ {
-			if ops[k].old != "" {
-				dels = append(dels, ops[k].old)
-			} else {
-				adds = append(adds, ops[k].new)
-			}
-		}
-		for x := 0; x < max(len(dels), len(adds)); x++ {
-			var op diffOp
-			if x < len(dels) {
-				op.old = dels[x]
-			}
-			if x < len(adds) {
-				op.new = adds[x]
-			}
-			out = append(out, op)
-		}
-	}
-	return out
-}
-
-// hunks keeps the differing rows with ctx equal rows around them; a nil
-// entry marks skipped rows.
-func hunks(ops []diffOp, ctx int) []*diffOp {
-	keep := make([]bool, len(ops))
-	for i, op := range ops {
-		if !op.eq {
-			for k := max(0, i-ctx); k <= min(len(ops)-1, i+ctx); k++ {
-				keep[k] = true
-			}
-		}
-	}
-	var out []*diffOp
-	skipped := false
-	for i := range ops {
-		if keep[i] {
-			out = append(out, &ops[i])
-			skipped = false
-		} else if !skipped {
-			out = append(out, nil)
-			skipped = true
-		}
-	}
-	return out
 }
 
 func traceStrings(ls []scenario.Line) []string {
@@ -573,11 +481,11 @@ func (r *diffReport) writeText(w io.Writer) {
 			fmt.Fprintf(w, "    OLD: %s\n    NEW: %s\n", orOK(d.oldErr), orOK(d.newErr))
 			continue
 		}
-		ops := hunks(lineDiff(traceStrings(d.oldTrace), traceStrings(d.newTrace)), 2)
+		ops := textdiff.Hunks(textdiff.Align(traceStrings(d.oldTrace), traceStrings(d.newTrace)), 2)
 		width := len("OLD")
 		for _, op := range ops {
 			if op != nil {
-				width = max(width, len([]rune(op.old)))
+				width = max(width, len([]rune(op.Old)))
 			}
 		}
 		fmt.Fprintf(w, "    %-*s │ %s\n", width, "OLD", "NEW")
@@ -585,11 +493,11 @@ func (r *diffReport) writeText(w io.Writer) {
 			switch {
 			case op == nil:
 				fmt.Fprintf(w, "    %-*s │ %s\n", width, "…", "…")
-			case op.eq:
-				fmt.Fprintf(w, "    %-*s │ %s\n", width, op.old, "(same)")
+			case op.Eq:
+				fmt.Fprintf(w, "    %-*s │ %s\n", width, op.Old, "(same)")
 			default:
 				mk := "≠"
-				fmt.Fprintf(w, "  %s %-*s │ %s\n", mk, width, orDash(op.old), orDash(op.new))
+				fmt.Fprintf(w, "  %s %-*s │ %s\n", mk, width, orDash(op.Old), orDash(op.New))
 			}
 		}
 	}
@@ -623,14 +531,14 @@ func (r *diffReport) writeMarkdown(w io.Writer) {
 		}
 		fmt.Fprintln(w, "| OLD | NEW |")
 		fmt.Fprintln(w, "|---|---|")
-		for _, op := range hunks(lineDiff(traceStrings(d.oldTrace), traceStrings(d.newTrace)), 2) {
+		for _, op := range textdiff.Hunks(textdiff.Align(traceStrings(d.oldTrace), traceStrings(d.newTrace)), 2) {
 			switch {
 			case op == nil:
 				fmt.Fprintln(w, "| … | … |")
-			case op.eq:
-				fmt.Fprintf(w, "| %s | *(same)* |\n", mdCell(op.old))
+			case op.Eq:
+				fmt.Fprintf(w, "| %s | *(same)* |\n", mdCell(op.Old))
 			default:
-				fmt.Fprintf(w, "| **%s** | **%s** |\n", mdCell(orDash(op.old)), mdCell(orDash(op.new)))
+				fmt.Fprintf(w, "| **%s** | **%s** |\n", mdCell(orDash(op.Old)), mdCell(orDash(op.New)))
 			}
 		}
 		fmt.Fprintln(w, "\n</details>")

@@ -14,7 +14,7 @@ import (
 	"github.com/statecraft/statecraft/adapters/kube"
 	"github.com/statecraft/statecraft/adapters/sim"
 	"github.com/statecraft/statecraft/internal/controlplane"
-	"github.com/statecraft/statecraft/internal/diagtext"
+	"github.com/statecraft/statecraft/textdiff"
 	"github.com/statecraft/statecraft/scenario"
 	"github.com/statecraft/statecraft/scenario/kubeworld"
 )
@@ -99,7 +99,7 @@ func TestOneScenarioTwoAdapters(t *testing.T) {
 			}
 			got := scenario.RenderTrace(res.Trace)
 			if !bytes.Equal(want, got) {
-				t.Errorf("the real API server's trace differs from the simulator's golden trace:\n%s", diagtext.LineDiff(string(want), string(got)))
+				t.Errorf("the real API server's trace differs from the simulator's golden trace:\n%s", textdiff.LineDiff(string(want), string(got)))
 			}
 		})
 	}
