@@ -43,6 +43,7 @@ fmt-check:
 # Short fuzzing of every fuzz target; corpora live in testdata/fuzz.
 fuzz:
 	$(GO) test ./rules -run '^$$' -fuzz '^FuzzLoadCompile$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./jsonparse -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./library/objpatch -run '^$$' -fuzz '^FuzzValidate$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./library/objpatch -run '^$$' -fuzz '^FuzzPlan$$' -fuzztime $(FUZZTIME)
 

@@ -15,7 +15,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer/streaming"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
-	kjson "sigs.k8s.io/json"
 )
 
 var codecCorpus = []string{
@@ -119,45 +118,6 @@ func TestFastDecoderAgrees(t *testing.T) {
 	}
 }
 
-// TestParseJSONAgrees compares the parser with sigs.k8s.io/json on values
-// of every kind, and on damaged ones.
-func TestParseJSONAgrees(t *testing.T) {
-	rnd := rand.New(rand.NewSource(2))
-	for _, b := range codecCorpus {
-		inputs := []string{b}
-		for range 50 {
-			if len(b) == 0 {
-				break
-			}
-			c := []byte(b)
-			c[rnd.Intn(len(c))] = "{}[]\",:\\ 0a-.eu\xff\x01"[rnd.Intn(17)]
-			inputs = append(inputs, string(c))
-		}
-		for _, in := range inputs {
-			var want any
-			wantErr := kjson.UnmarshalCaseSensitivePreserveInts([]byte(in), &want)
-			got, gotErr := parseJSON([]byte(in))
-			if (wantErr == nil) != (gotErr == nil) || wantErr == nil && !reflect.DeepEqual(want, got) {
-				t.Errorf("%q: sigs.k8s.io/json %#v %v, parseJSON %#v %v", in, want, wantErr, got, gotErr)
-			}
-		}
-	}
-}
-
-func FuzzParseJSON(f *testing.F) {
-	for _, b := range codecCorpus {
-		f.Add(b)
-	}
-	f.Fuzz(func(t *testing.T, in string) {
-		var want any
-		wantErr := kjson.UnmarshalCaseSensitivePreserveInts([]byte(in), &want)
-		got, gotErr := parseJSON([]byte(in))
-		if (wantErr == nil) != (gotErr == nil) || wantErr == nil && !reflect.DeepEqual(want, got) {
-			t.Errorf("%q: sigs.k8s.io/json %#v %v, parseJSON %#v %v", in, want, wantErr, got, gotErr)
-		}
-	})
-}
-
 // chunked returns its data a few bytes at a time.
 type chunked struct {
 	data []byte
@@ -244,18 +204,5 @@ func TestDropManagedFields(t *testing.T) {
 	}
 	if _, ok := list.Object["metadata"].(map[string]any)["managedFields"]; ok {
 		t.Errorf("list: the list's own metadata kept its managedFields")
-	}
-}
-
-var sampleOP = []byte(`{"apiVersion":"rightsizing.kubex.ai/v1alpha1","kind":"ObjectPatch","metadata":{"creationTimestamp":"2026-11-29T18:13:14Z","generation":1,"labels":{"statecraft.dev/bench":"bench-sta-12345"},"name":"p00012","namespace":"bench-sta-12345-12","resourceVersion":"123456","uid":"0b7c6f1e-2f3a-4b5c-9d8e-7f6a5b4c3d2e"},"spec":{"patch":{"metadata":{"labels":{"managed-by":"statecraft"}}},"targetRef":{"apiVersion":"v1","kind":"ConfigMap","name":"tp00012"}},"status":{"conditions":[{"lastTransitionTime":"2026-11-29T18:13:20Z","message":"","observedGeneration":1,"reason":"Applied","status":"True","type":"Ready"},{"lastTransitionTime":"2026-11-29T18:13:20Z","message":"","observedGeneration":1,"reason":"Applied","status":"False","type":"Drifted"}],"driftRetryCount":0,"lastAppliedTime":"2026-11-29T18:13:20Z","lastAttemptTime":"2026-11-29T18:13:20Z","message":"","observedGeneration":1,"outcome":"Success","reason":"Applied","retryCount":0,"state":"Applied"}}`)
-
-// BenchmarkParseOP decodes an ObjectPatch as a watch event brings it.
-func BenchmarkParseOP(b *testing.B) {
-	b.ReportAllocs()
-	for i := 0; i < b.N; i++ {
-		p := jsonParser{data: sampleOP, dropManagedFields: true}
-		if _, err := p.parse(); err != nil {
-			b.Fatal(err)
-		}
 	}
 }
