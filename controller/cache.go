@@ -741,6 +741,11 @@ func (c *Cache) fresh(gvk schema.GroupVersionKind, u *unstructured.Unstructured)
 func stripManagedFields(obj any) (any, error) {
 	if u, ok := obj.(*unstructured.Unstructured); ok {
 		stripObject(u.Object)
+		// Results are canonical JSON values (the adapters' contract): an
+		// object that is not (a number such as 1e3) is made so once here.
+		if c, err := jsonvalue.Canonical(u.Object); err == nil {
+			u.Object = c.(map[string]any)
+		}
 		jsonvalue.Freeze(u.Object)
 	}
 	return obj, nil

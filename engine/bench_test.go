@@ -403,7 +403,7 @@ func handWrittenStep(snap engine.Snapshot) hwDecision {
 			av, _ := target.Object["apiVersion"].(string)
 			kind, _ := target.Object["kind"].(string)
 			r := adapters.Request{Verb: adapters.Patch, PatchType: adapters.MergePatch, FieldManager: "statecraft",
-				Ref: adapters.Ref{APIVersion: av, Kind: kind, Namespace: ns, Name: name}, Patch: patchMap}
+				Ref: adapters.Ref{APIVersion: av, Kind: kind, Namespace: ns, Name: name}, Body: patchMap}
 			dry := r
 			dry.DryRun = true
 			return hwDecision{transition: "apply", requests: []adapters.Request{dry, r}}

@@ -61,9 +61,6 @@ func Reconcile(ctx context.Context, m *fsm.Machine, api adapters.API, ref adapte
 		return rep, fmt.Errorf("get %s: %s: %s", ref, got.Outcome, got.Message)
 	}
 	obj := got.Object
-	// canonical: obj is a canonical JSON value (the API said so, and the
-	// statuses the engine builds are), so no step need check it again.
-	canonical := got.Canonical
 	// Statuses are never changed in place (Resolve builds each new one), so
 	// the status read is kept as it is to compare with at the end.
 	orig, _ := library.Canonical(statusOf(obj)).(map[string]any)
@@ -82,7 +79,7 @@ func Reconcile(ctx context.Context, m *fsm.Machine, api adapters.API, ref adapte
 			rep.Problem = &Problem{Reason: MicroStepLimitReason, Message: fmt.Sprintf("%d transitions fired in one reconcile without coming to rest; the machine may loop", m.MaxSteps)}
 			break
 		}
-		v, problem := newVarsOf(m, obj, canonical, nil, now)
+		v, problem := newVarsOf(m, obj, true, nil, now)
 		snap := Snapshot{Object: obj, Now: now, Reads: readsWith(m, v), base: &base{v, problem}}
 		snap.Observations = observe(ctx, api, snap.Reads, written, seen)
 		d := Step(m, snap)
@@ -101,7 +98,7 @@ func Reconcile(ctx context.Context, m *fsm.Machine, api adapters.API, ref adapte
 		steps++
 		var results []ActionResult
 		for _, pa := range d.Actions {
-			results = append(results, run(ctx, api, d, pa, ref, &obj, &canonical, written))
+			results = append(results, run(ctx, api, d, pa, ref, &obj, written))
 			if writes(pa) {
 				clear(seen) // a write may change what other reads return
 			}
@@ -148,7 +145,7 @@ func Reconcile(ctx context.Context, m *fsm.Machine, api adapters.API, ref adapte
 // run carries out one planned action: its requests in order, stopping at
 // the first that does not end ok. A write to the reconciled object itself
 // updates obj (its status stays the engine's own).
-func run(ctx context.Context, api adapters.API, d *Decision, pa PlannedAction, self adapters.Ref, obj *map[string]any, canonical *bool, written map[adapters.Ref]map[string]any) ActionResult {
+func run(ctx context.Context, api adapters.API, d *Decision, pa PlannedAction, self adapters.Ref, obj *map[string]any, written map[adapters.Ref]map[string]any) ActionResult {
 	if pa.Err != nil {
 		return Outcome(d, pa, 0, adapters.Result{})
 	}
@@ -168,7 +165,6 @@ func run(ctx context.Context, api adapters.API, d *Decision, pa PlannedAction, s
 			}
 			if res.Object != nil && req.Subresource == "" && sameObject(req.Ref, self) {
 				*obj = withStatus(res.Object, statusOf(*obj))
-				*canonical = *canonical && res.Canonical
 			}
 		}
 		if ar.Outcome != string(adapters.OK) {
@@ -218,22 +214,12 @@ func read(ctx context.Context, api adapters.API, rd Read) Observation {
 	}
 	if rd.List {
 		res := api.Do(ctx, adapters.Request{Verb: adapters.List, Ref: rd.Ref, LabelSelector: rd.LabelSelector})
-		if !res.Canonical {
-			for i, it := range res.Items {
-				if c, ok := library.Canonical(it).(map[string]any); ok {
-					res.Items[i] = c
-				}
-			}
-		}
 		return Observation{Outcome: res.Outcome, Items: res.Items, Scope: scope, Message: res.Message, canonical: true}.withValue()
 	}
 	res := api.Do(ctx, adapters.Request{Verb: adapters.Get, Ref: rd.Ref})
 	o := Observation{Outcome: res.Outcome, Scope: scope, Message: res.Message, canonical: true}
 	if res.Outcome == adapters.OK {
 		o.Object = res.Object
-		if !res.Canonical {
-			o.Object, _ = library.Canonical(res.Object).(map[string]any)
-		}
 	}
 	return o.withValue()
 }
@@ -255,7 +241,7 @@ func withStatus(obj, status map[string]any) map[string]any {
 // on the status subresource.
 func writeStatus(ctx context.Context, api adapters.API, ref adapters.Ref, before, after map[string]any) error {
 	patch := map[string]any{"status": jsonvalue.MergeDiff(before, after)}
-	res := api.Do(ctx, adapters.Request{Verb: adapters.Patch, Ref: ref, Subresource: "status", PatchType: adapters.MergePatch, Patch: patch, FieldManager: "statecraft"})
+	res := api.Do(ctx, adapters.Request{Verb: adapters.Patch, Ref: ref, Subresource: "status", PatchType: adapters.MergePatch, Body: patch, FieldManager: "statecraft"})
 	switch res.Outcome {
 	case adapters.OK, adapters.NotFound:
 		return nil

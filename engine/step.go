@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/statecraft/statecraft/adapters"
 	"github.com/statecraft/statecraft/fsm"
+	"github.com/statecraft/statecraft/jsonvalue"
 	"github.com/statecraft/statecraft/library"
 	"github.com/statecraft/statecraft/rules"
 )
@@ -423,14 +423,10 @@ func planRequest(v *vars, a *fsm.Action) (adapters.Request, error) {
 		if err != nil {
 			return req, fmt.Errorf("body: %w", err)
 		}
-		m, isMap := body.(map[string]any)
-		switch s, isString := body.(string); {
-		case isString && req.PatchType == adapters.JSONPatch:
-			req.Body = []byte(s) // a pre-rendered RFC 6902 document
-		case isMap && req.PatchType == adapters.MergePatch:
-			req.Patch = m // encoded by the API if it needs bytes
-		default:
-			if req.Body, err = json.Marshal(body); err != nil {
+		req.Body = body
+		if s, isString := body.(string); isString && req.PatchType == adapters.JSONPatch {
+			// A pre-rendered RFC 6902 document.
+			if req.Body, err = jsonvalue.Decode([]byte(s)); err != nil {
 				return req, fmt.Errorf("body: %w", err)
 			}
 		}

@@ -14,6 +14,8 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+
+	"github.com/statecraft/statecraft/jsonparse"
 )
 
 // maxExactFloat is the largest magnitude below which every integer is
@@ -321,6 +323,15 @@ func isCanonical(v any) bool {
 		return true
 	}
 	return false
+}
+
+// Decode parses JSON text into a canonical value.
+func Decode(data []byte) (any, error) {
+	v, err := jsonparse.Parse(data, jsonparse.Options{})
+	if err != nil {
+		return nil, err
+	}
+	return Canonical(v)
 }
 
 // Canonical returns v itself when IsCanonical(v), else Normalize(v): for

@@ -445,11 +445,11 @@ func (x *explorer) run(n *node, ev event, f *fault) runResult {
 	at := ev.at
 	switch ev.kind {
 	case "drift", "annotate":
-		w.Do(context.Background(), adapters.Request{Verb: adapters.Patch, PatchType: adapters.MergePatch, Ref: ev.ref, Body: mustJSON(ev.patch)})
+		w.Do(context.Background(), adapters.Request{Verb: adapters.Patch, PatchType: adapters.MergePatch, Ref: ev.ref, Body: ev.patch})
 	case "delete":
 		delete(w.objs, ev.ref)
 	case "create":
-		w.Do(context.Background(), adapters.Request{Verb: adapters.Create, Ref: ev.ref, Body: mustJSON(ev.obj)})
+		w.Do(context.Background(), adapters.Request{Verb: adapters.Create, Ref: ev.ref, Body: ev.obj})
 	case "spec":
 		cr := w.objs[x.cr]
 		md := metaOf(cr)

@@ -11,7 +11,7 @@ import (
 func TestEventsRecord(t *testing.T) {
 	c := cluster(t)
 	ns := namespace(t, c)
-	obj := expect(t, c, adapters.Request{Verb: adapters.Create, Ref: widgetRef(ns, "ev"), Body: []byte(`{"spec":{"size":1}}`)}, adapters.OK).Object
+	obj := expect(t, c, adapters.Request{Verb: adapters.Create, Ref: widgetRef(ns, "ev"), Body: raw(`{"spec":{"size":1}}`)}, adapters.OK).Object
 
 	clock := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	ev := NewEvents(c, "statecraft-test", func() time.Time { return clock })
@@ -59,7 +59,7 @@ func TestEventsRecord(t *testing.T) {
 	// a cluster-scoped object's events go to "default"
 	g := expect(t, c, adapters.Request{Verb: adapters.Create,
 		Ref:  adapters.Ref{APIVersion: "test.statecraft.dev/v1", Kind: "Gadget", Name: ns + "-ev"},
-		Body: []byte(`{}`)}, adapters.OK).Object
+		Body: raw(`{}`)}, adapters.OK).Object
 	res = ev.Record(context.Background(), g, EventNormal, "Seen", "cluster-scoped")
 	if res.Outcome != adapters.OK || field(res.Object, "metadata", "namespace") != "default" {
 		t.Fatalf("cluster-scoped event: %q %s %v", res.Outcome, res.Message, res.Object["metadata"])

@@ -61,10 +61,6 @@ type entry struct {
 	// superseded is the copy handed out before the object last changed,
 	// still frozen until the next copy is (it shares most of it).
 	superseded map[string]any
-	// canonical, while frozen is set, says it is a canonical JSON value
-	// (jsonvalue): the simulator keeps numbers as written, so 2.0 stays a
-	// float, which jsonvalue would make an integer.
-	canonical bool
 	// managed records which manager owns which leaf fields (JSON pointers).
 	managed map[managerKey]map[string]bool
 }
@@ -284,7 +280,7 @@ func (c *Cluster) get(k *kindInfo, req adapters.Request) adapters.Result {
 		return notFound(k, req.Ref.Name)
 	}
 	obj := c.read(e)
-	return adapters.Result{Outcome: adapters.OK, Object: obj, Canonical: c.sharedReads && e.canonical}
+	return adapters.Result{Outcome: adapters.OK, Object: obj}
 }
 
 // read returns what a reader gets of a stored object: a deep copy, or with
@@ -297,7 +293,6 @@ func (c *Cluster) read(e *entry) map[string]any {
 		// Stored objects are never changed in place but through own.
 		e.frozen = jsonvalue.Refreeze(e.superseded, e.obj)
 		e.superseded = nil
-		e.canonical = jsonvalue.IsCanonical(e.frozen) // known since frozen
 	}
 	return e.frozen
 }
@@ -344,14 +339,12 @@ func (c *Cluster) list(k *kindInfo, req adapters.Request) adapters.Result {
 		}
 	}
 	items := make([]map[string]any, 0, len(entries))
-	canonical := c.sharedReads
 	for _, e := range entries {
 		if len(sel) == 0 || sel.matches(stringMap(metadata(e.obj)["labels"])) {
 			items = append(items, c.read(e))
-			canonical = canonical && e.canonical
 		}
 	}
-	return adapters.Result{Outcome: adapters.OK, Items: items, Canonical: canonical}
+	return adapters.Result{Outcome: adapters.OK, Items: items}
 }
 
 // sortedEntries returns the stored objects of one kind in one namespace in
@@ -394,7 +387,7 @@ func sortKeys(keys []objKey) {
 // decodeBody parses a request body and checks its apiVersion, kind, name and
 // namespace against the request, filling in what the body leaves out.
 func decodeBody(k *kindInfo, req adapters.Request) (map[string]any, adapters.Result, bool) {
-	obj, err := decodeObject(req.Body)
+	obj, err := bodyObject(req)
 	if err != nil {
 		return nil, fail(adapters.Invalid, "the request body is not a valid object: %v", err), false
 	}
@@ -590,7 +583,7 @@ func (c *Cluster) commit(k *kindInfo, req adapters.Request, key objKey, old *ent
 		if old != nil {
 			prev, oldObj = old.managed, old.obj
 		}
-		managed = updateOwnership(k, req, prev, oldObj, obj)
+		managed = updateOwnership(k, req, c.namedByPatch(req), prev, oldObj, obj)
 	}
 	if old != nil && jsonvalue.Equal(old.obj, obj) {
 		// A no-op write stores nothing and keeps the resourceVersion.
@@ -688,7 +681,7 @@ func sameMap(a, b map[string]any) bool {
 // reader gets it (with WithSharedReads, the copy every reader shares).
 func (c *Cluster) stored(e *entry) adapters.Result {
 	obj := c.read(e)
-	return adapters.Result{Outcome: adapters.OK, Object: obj, Canonical: c.sharedReads && e.canonical}
+	return adapters.Result{Outcome: adapters.OK, Object: obj}
 }
 
 func generationOf(obj map[string]any) int64 {
@@ -716,4 +709,15 @@ func dropEmptyMetadata(md map[string]any) {
 			delete(md, f)
 		}
 	}
+}
+
+// namedByPatch returns the merge patch of a merge-patch request, whose
+// members are all a write can have changed; nil for other requests, or
+// when an admission hook may have changed more.
+func (c *Cluster) namedByPatch(req adapters.Request) map[string]any {
+	if req.Verb != adapters.Patch || req.PatchType != adapters.MergePatch || c.mutates() {
+		return nil
+	}
+	p, _ := req.Body.(map[string]any)
+	return p
 }

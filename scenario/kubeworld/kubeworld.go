@@ -11,11 +11,11 @@ package kubeworld
 
 import (
 	"context"
-	"encoding/json"
 	"sync"
 
 	"github.com/statecraft/statecraft/adapters"
 	"github.com/statecraft/statecraft/adapters/sim"
+	"github.com/statecraft/statecraft/jsonvalue"
 	"github.com/statecraft/statecraft/scenario"
 )
 
@@ -82,7 +82,7 @@ func (w *World) Objects(apiVersion, kind string) []map[string]any {
 func (w *World) Apply(obj map[string]any) error {
 	ctx := context.Background()
 	ref := sim.RefOf(obj)
-	body, err := json.Marshal(obj)
+	body, err := jsonvalue.Normalize(obj)
 	if err != nil {
 		return err
 	}
@@ -93,9 +93,8 @@ func (w *World) Apply(obj map[string]any) error {
 	if res.Outcome != adapters.OK {
 		return &applyError{ref: ref, res: res}
 	}
-	if st, ok := obj["status"]; ok {
-		b, _ := json.Marshal(map[string]any{"status": st})
-		res = w.api.Do(ctx, adapters.Request{Verb: adapters.Patch, Ref: ref, Subresource: "status", PatchType: adapters.MergePatch, Body: b})
+	if _, ok := obj["status"]; ok {
+		res = w.api.Do(ctx, adapters.Request{Verb: adapters.Patch, Ref: ref, Subresource: "status", PatchType: adapters.MergePatch, Body: map[string]any{"status": body.(map[string]any)["status"]}})
 		if res.Outcome != adapters.OK && res.Outcome != adapters.Unsupported {
 			return &applyError{ref: ref, res: res}
 		}
