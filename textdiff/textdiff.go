@@ -128,4 +128,3 @@ func Hunks(ops []Op, ctx int) []*Op {
 	}
 	return out
 }
-
