@@ -82,7 +82,7 @@ func paramsKey(m *fsm.Machine, self map[string]any) (string, bool) {
 		if p.Override == "" {
 			continue
 		}
-		raw, ok := lookup(self, p.Override)
+		raw, ok := jsonvalue.Lookup(self, p.OverridePath)
 		if !ok || raw == nil {
 			b = append(b, 0)
 			continue
@@ -104,7 +104,7 @@ func resolveParams(m *fsm.Machine, self map[string]any, v *vars) (map[string]any
 	for _, p := range m.Params {
 		val, _ := fsm.ParamValue(p.Type, p.Default)
 		if p.Override != "" {
-			if raw, ok := lookup(self, p.Override); ok && raw != nil {
+			if raw, ok := jsonvalue.Lookup(self, p.OverridePath); ok && raw != nil {
 				ov, err := fsm.ParamValue(p.Type, raw)
 				if err != nil {
 					if problem == nil {

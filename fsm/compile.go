@@ -12,6 +12,7 @@ import (
 	lfsm "github.com/looplab/fsm"
 	k8slib "k8s.io/apiserver/pkg/cel/library"
 
+	"github.com/statecraft/statecraft/jsonvalue"
 	"github.com/statecraft/statecraft/library"
 	"github.com/statecraft/statecraft/rules"
 )
@@ -126,6 +127,9 @@ func (c *compiler) compile() *Machine {
 		}
 		c.extend(cel.Variable("param."+p.Name, t))
 		cp := &Param{Param: p}
+		if p.Override != "" {
+			cp.OverridePath = jsonvalue.DottedPath(p.Override)
+		}
 		if p.Valid != nil {
 			venv, err := c.env.Extend(cel.Variable("value", t))
 			if err == nil {

@@ -77,7 +77,9 @@ type State struct {
 // Param is a compiled param.
 type Param struct {
 	*rules.Param
-	Valid *Program
+	// OverridePath is Override split into its tokens (jsonvalue.Lookup).
+	OverridePath []string
+	Valid        *Program
 	// ValidReadsValueOnly is set when Valid reads nothing but value, so
 	// that a param's check depends on its value alone.
 	ValidReadsValueOnly bool

@@ -268,17 +268,15 @@ func (r *runner) reconcile(ctx context.Context, d *driven) error {
 	r.current = ref
 	r.res.Reconciles++
 	d.rest = resting{}
-	rep, err := engine.Reconcile(ctx, m, r.cluster, ref, r.clock.Now(), r)
+	rep := engine.Drive(ctx, r.cluster, engine.Start(m, ref, r.clock.Now(), engine.Options{Certify: r.changes != nil}), r)
 	r.flush(true)
 	r.current = adapters.Ref{}
-	if err == nil && r.changes != nil && rep.Rest != nil {
-		if c, ok := engine.Certify(m, rep.RestSnapshot, rep.Rest); ok && r.sawNow(m, ref, rep, c) {
-			r.rest(d, c)
-		}
+	if rep.Err == nil && rep.Certificate != nil && r.sawNow(m, ref, rep, *rep.Certificate) {
+		r.rest(d, *rep.Certificate)
 	}
-	if err != nil {
+	if rep.Err != nil {
 		// An API failure is retried after a short, fixed delay.
-		r.add("problem", ref.String(), fmt.Sprintf("%s: reconcile failed, retrying in 10s: %v", ref, err))
+		r.add("problem", ref.String(), fmt.Sprintf("%s: reconcile failed, retrying in 10s: %v", ref, rep.Err))
 		r.wake(d, r.clock.Now().Add(10*time.Second))
 		return nil
 	}
