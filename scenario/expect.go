@@ -4,9 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
-	"strconv"
 	"strings"
 
+	"github.com/statecraft/statecraft/jsonvalue"
 	"github.com/statecraft/statecraft/library"
 )
 
@@ -75,64 +75,36 @@ func jsonText(v any) string {
 	return string(b)
 }
 
-// lookupPath reads a dotted path; a segment [Type] selects the condition
-// (or any list element) whose "type" is Type: status.conditions[Ready].status.
-// A segment that is a number indexes a list (metadata.ownerReferences.0.uid);
-// `\.` is a dot inside a key (metadata.labels.app\.kubernetes\.io/name).
+// lookupPath reads a dotted path (jsonvalue.DottedPath: a number indexes
+// a list, `\.` is a dot inside a key); a token Key[Type] selects, in the
+// list under Key, the condition (or any element) whose "type" is Type:
+// status.conditions[Ready].status.
 func lookupPath(obj map[string]any, path string) (any, bool) {
 	var cur any = obj
-	for _, seg := range splitPath(path) {
-		sel := ""
-		if i := strings.Index(seg, "["); i >= 0 && strings.HasSuffix(seg, "]") {
-			seg, sel = seg[:i], seg[i+1:len(seg)-1]
+	for _, tok := range jsonvalue.DottedPath(path) {
+		key, sel, selects := strings.Cut(tok, "[")
+		if !selects || !strings.HasSuffix(sel, "]") {
+			key, sel = tok, ""
 		}
-		if list, isList := cur.([]any); isList {
-			n, err := strconv.Atoi(seg)
-			if err != nil || n < 0 || n >= len(list) || sel != "" {
-				return nil, false
-			}
-			cur = list[n]
+		var ok bool
+		if cur, ok = jsonvalue.Lookup(cur, []string{key}); !ok {
+			return nil, false
+		}
+		if sel == "" {
 			continue
 		}
-		m, ok := cur.(map[string]any)
-		if !ok {
-			return nil, false
-		}
-		if cur, ok = m[seg]; !ok {
-			return nil, false
-		}
-		if sel != "" {
-			list, _ := cur.([]any)
-			found := false
-			for _, it := range list {
-				if im, ok := it.(map[string]any); ok && im["type"] == sel {
-					cur, found = im, true
-					break
-				}
+		typ := strings.TrimSuffix(sel, "]")
+		list, _ := cur.([]any)
+		found := false
+		for _, it := range list {
+			if im, ok := it.(map[string]any); ok && im["type"] == typ {
+				cur, found = im, true
+				break
 			}
-			if !found {
-				return nil, false
-			}
+		}
+		if !found {
+			return nil, false
 		}
 	}
 	return cur, true
-}
-
-// splitPath splits a dotted path at the dots not escaped as `\.`.
-func splitPath(path string) []string {
-	var out []string
-	var cur strings.Builder
-	for i := 0; i < len(path); i++ {
-		switch {
-		case path[i] == '\\' && i+1 < len(path) && path[i+1] == '.':
-			cur.WriteByte('.')
-			i++
-		case path[i] == '.':
-			out = append(out, cur.String())
-			cur.Reset()
-		default:
-			cur.WriteByte(path[i])
-		}
-	}
-	return append(out, cur.String())
 }
