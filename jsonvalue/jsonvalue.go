@@ -9,11 +9,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"hash/maphash"
 	"math"
 	"reflect"
 	"sort"
 	"strings"
+
+	"github.com/cespare/xxhash/v2"
 
 	"github.com/statecraft/statecraft/jsonparse"
 )
@@ -294,12 +295,7 @@ func SortedKeys[V any](m map[string]V) []string {
 // only maps, lists, strings, bools, nil, int64, and float64 that are not
 // whole numbers. It allocates nothing, so callers that only read a value
 // can skip Normalize's copy. A frozen value is answered from memory.
-func IsCanonical(v any) bool {
-	if f := lookupFrozen(v); f != nil {
-		return f.canonical
-	}
-	return isCanonical(v)
-}
+func IsCanonical(v any) bool { return isCanonical(v) }
 
 func isCanonical(v any) bool {
 	switch t := v.(type) {
@@ -345,22 +341,28 @@ func Canonical(v any) (any, error) {
 
 // Fingerprint is a 128-bit hash of a JSON value's content, equal for equal
 // values (map order aside) and, for different values, different but with
-// negligible chance. It allocates nothing and is stable within a process
-// only (its seeds are random): for in-memory caches, never for output.
+// negligible chance. It allocates nothing, and its seeds are fixed: the
+// same value has the same fingerprint in every run. It is meant for
+// in-memory caches, not for output.
 type Fingerprint [2]uint64
 
-var seeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
+// seeds are the two halves' seeds: fixed, so that runs are the same.
+var seeds = [2]uint64{0x243f6a8885a308d3, 0x13198a2e03707344}
 
-// Hash fingerprints v. A frozen value's fingerprint is computed once.
+// Hash fingerprints v (Registry.Hash remembers a frozen value's).
 func Hash(v any) Fingerprint {
-	if f := lookupFrozen(v); f != nil {
-		f.hashOnce.Do(func() { f.hash = Fingerprint{hash(seeds[0], v), hash(seeds[1], v)} })
-		return f.hash
-	}
 	return Fingerprint{hash(seeds[0], v), hash(seeds[1], v)}
 }
 
-func hash(seed maphash.Seed, v any) uint64 {
+// HashString is a 64-bit hash of s under seed (xxHash64).
+func HashString(seed uint64, s string) uint64 {
+	var d xxhash.Digest
+	d.ResetWithSeed(seed)
+	d.WriteString(s)
+	return d.Sum64()
+}
+
+func hash(seed uint64, v any) uint64 {
 	const (
 		tagNil = iota + 1
 		tagFalse
@@ -392,7 +394,7 @@ func hash(seed maphash.Seed, v any) uint64 {
 		}
 		return mix(tagFloat, math.Float64bits(t))
 	case string:
-		return mix(tagString, maphash.String(seed, t))
+		return mix(tagString, HashString(seed, t))
 	case []any:
 		h := uint64(tagList)
 		for _, e := range t {
@@ -403,7 +405,7 @@ func hash(seed maphash.Seed, v any) uint64 {
 		// Map order is random: combine the entries with a commutative sum.
 		var sum uint64
 		for k, e := range t {
-			sum += mix(maphash.String(seed, k), hash(seed, e))
+			sum += mix(HashString(seed, k), hash(seed, e))
 		}
 		return mix(mix(tagMap, sum), uint64(len(t)))
 	}

@@ -225,7 +225,7 @@ func dig(v any, path ...any) any {
 
 // The functions as rules call them.
 func TestUpgradeCEL(t *testing.T) {
-	env, err := cel.NewEnv(EnvOptions()...)
+	env, err := cel.NewEnv(EnvOptions(nil)...)
 	if err != nil {
 		t.Fatal(err)
 	}

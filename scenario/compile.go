@@ -7,6 +7,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/statecraft/statecraft/fsm"
+	"github.com/statecraft/statecraft/jsonvalue"
 	"github.com/statecraft/statecraft/library"
 	"github.com/statecraft/statecraft/rules"
 )
@@ -31,7 +32,7 @@ func Compile(s *Scenario) ([]*fsm.Machine, hcl.Diagnostics) {
 	if diags.HasErrors() {
 		return nil, diags
 	}
-	ms, d := fsm.Compile(files...)
+	ms, d := fsm.CompileIn(NewMemory(), files...)
 	return ms, append(diags, d...)
 }
 
@@ -59,4 +60,24 @@ func overrideParams(f *rules.File, params map[string]any, rng hcl.Range) hcl.Dia
 func fileExists(p string) bool {
 	st, err := os.Stat(p)
 	return err == nil && !st.IsDir()
+}
+
+// NewMemory returns the memory a run's machines share, with a registry of
+// frozen values that the run's simulated cluster freezes its shared reads
+// in (Run finds it through the machines).
+func NewMemory() *fsm.Memory { return fsm.NewMemory(jsonvalue.NewRegistry()) }
+
+// frozenOf returns the registry of frozen values the machines share, or
+// nil when they share none.
+func frozenOf(ms []*fsm.Machine) *jsonvalue.Registry {
+	if len(ms) == 0 {
+		return nil
+	}
+	reg := ms[0].Memory.Frozen()
+	for _, m := range ms[1:] {
+		if m.Memory.Frozen() != reg {
+			return nil
+		}
+	}
+	return reg
 }

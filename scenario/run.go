@@ -80,7 +80,7 @@ func Run(ctx context.Context, s *Scenario, ms []*fsm.Machine, opts Options) (*Re
 		}
 	} else {
 		// The engine and the runner only read what they get: share it.
-		cluster = sim.New(clock, sim.WithSeed(s.Seed), sim.WithSharedReads())
+		cluster = sim.New(clock, sim.WithSeed(s.Seed), sim.WithSharedReads(frozenOf(ms)))
 	}
 	r := &runner{
 		s: s, opts: opts, clock: clock, cluster: cluster,

@@ -29,6 +29,8 @@ type Cluster struct {
 	byKind      map[kindNS]map[objKey]*entry
 	sorted      map[kindNS][]*entry // byKind's entries in List order, see sortedEntries
 	sharedReads bool
+	// frozen registers the copies shared reads hand out (WithRegistry).
+	frozen *jsonvalue.Registry
 	byUID       map[string]objKey
 	onChange    []func(Change)
 	spare       []Record      // see TakeRecords
@@ -69,8 +71,8 @@ type entry struct {
 // WithSharedReads the stored object is the one readers share, and a
 // write's result shares what it did not change with the object it
 // replaced. (Writes change nothing in place: they build a candidate.)
-func (e *entry) own() map[string]any {
-	e.forget()
+func (e *entry) own(reg *jsonvalue.Registry) map[string]any {
+	e.forget(reg)
 	e.obj = copyObject(e.obj)
 	return e.obj
 }
@@ -78,19 +80,19 @@ func (e *entry) own() map[string]any {
 // thaw drops the copy handed to readers: the object changed. The last
 // copy handed out stays frozen until the next is (see read), which keeps
 // what the two share frozen and remembered.
-func (e *entry) thaw() {
+func (e *entry) thaw(reg *jsonvalue.Registry) {
 	if e.frozen != nil {
 		if e.superseded != nil {
-			jsonvalue.Thaw(e.superseded)
+			reg.Thaw(e.superseded)
 		}
 		e.superseded, e.frozen = e.frozen, nil
 	}
 }
 
 // forget thaws everything e handed out: it is gone or changed in place.
-func (e *entry) forget() {
-	e.thaw()
-	jsonvalue.Thaw(e.superseded)
+func (e *entry) forget(reg *jsonvalue.Registry) {
+	e.thaw(reg)
+	reg.Thaw(e.superseded)
 	e.superseded = nil
 }
 
@@ -111,9 +113,17 @@ func WithEngineIdentity(name string) Option {
 
 // WithSharedReads makes Get and List hand every reader the same copy of
 // an object until it changes, instead of a copy each: for long simulations
-// whose readers never modify what they read (the engine does not).
-func WithSharedReads() Option {
-	return func(c *Cluster) { c.sharedReads = true }
+// whose readers never modify what they read (the engine does not). The
+// copies are frozen in reg (nil: a registry of the cluster's own), which
+// the readers may share to ask about them (jsonvalue.Registry).
+func WithSharedReads(reg *jsonvalue.Registry) Option {
+	return func(c *Cluster) {
+		c.sharedReads = true
+		if reg == nil {
+			reg = jsonvalue.NewRegistry()
+		}
+		c.frozen = reg
+	}
 }
 
 // WithoutNamespaceCheck lets Create put namespaced objects in namespaces
@@ -291,7 +301,7 @@ func (c *Cluster) read(e *entry) map[string]any {
 	}
 	if e.frozen == nil {
 		// Stored objects are never changed in place but through own.
-		e.frozen = jsonvalue.Refreeze(e.superseded, e.obj)
+		e.frozen = c.frozen.Refreeze(e.superseded, e.obj)
 		e.superseded = nil
 	}
 	return e.frozen
@@ -613,7 +623,7 @@ func (c *Cluster) commit(k *kindInfo, req adapters.Request, key objKey, old *ent
 		c.index(key, old)
 		c.byUID[metaString(obj, "uid")] = key
 	}
-	old.thaw()
+	old.thaw(c.frozen)
 	old.obj = obj
 	old.managed = managed
 	c.changed(obj, req.Subresource == "status")

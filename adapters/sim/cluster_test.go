@@ -638,7 +638,7 @@ func TestChangeReports(t *testing.T) {
 // refused patch leaves the stored object as it was, and a reader's copy
 // of an earlier version never changes.
 func TestPatchSharesSafely(t *testing.T) {
-	c := New(NewClock(DefaultEpoch), WithSharedReads())
+	c := New(NewClock(DefaultEpoch), WithSharedReads(nil))
 	c.RegisterKind("example.com/v1", "Widget", adapters.Namespaced, KindOptions{HasStatus: true, Immutable: []string{"/spec/fixed"}})
 	ctx := context.Background()
 	ref := adapters.Ref{APIVersion: "example.com/v1", Kind: "Widget", Namespace: "default", Name: "w"}
@@ -680,7 +680,7 @@ func TestPatchSharesSafely(t *testing.T) {
 // finalizers, the garbage collector dropping an owner reference, the end of
 // a foreground deletion) must replace it rather than change it in place.
 func TestServerChangesLeaveReadsAlone(t *testing.T) {
-	c := New(NewClock(DefaultEpoch), WithSharedReads())
+	c := New(NewClock(DefaultEpoch), WithSharedReads(nil))
 	c.RegisterKind("example.com/v1", "Widget", adapters.Namespaced, KindOptions{HasStatus: true})
 	ctx := context.Background()
 	ref := func(name string) adapters.Ref {
@@ -746,7 +746,7 @@ func TestResultsAreCanonical(t *testing.T) {
 	for _, shared := range []bool{false, true} {
 		opts := []Option{}
 		if shared {
-			opts = append(opts, WithSharedReads())
+			opts = append(opts, WithSharedReads(nil))
 		}
 		c := New(NewClock(DefaultEpoch), opts...)
 		c.RegisterKind("example.com/v1", "Widget", adapters.Namespaced, KindOptions{HasStatus: true})

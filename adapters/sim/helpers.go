@@ -66,7 +66,7 @@ func (c *Cluster) stage(obj map[string]any) error {
 		}
 		e.managed = updateOwnership(k, req, nil, e.managed, e.obj, norm)
 	}
-	e.thaw()
+	e.thaw(c.frozen)
 	e.obj = norm
 	c.changed(norm, false)
 	c.afterStore(k, key, e)

@@ -14,7 +14,7 @@ import (
 func TestSharedReads(t *testing.T) {
 	ctx := context.Background()
 	for _, shared := range []bool{false, true} {
-		c := New(nil, WithSharedReads())
+		c := New(nil, WithSharedReads(nil))
 		if !shared {
 			c = New(nil)
 		}
