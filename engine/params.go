@@ -130,4 +130,3 @@ func resolveParams(m *fsm.Machine, self map[string]any, v *vars) (map[string]any
 	}
 	return out, problem
 }
-

@@ -30,11 +30,11 @@ type Cluster struct {
 	sorted      map[kindNS][]*entry // byKind's entries in List order, see sortedEntries
 	sharedReads bool
 	// frozen registers the copies shared reads hand out (WithRegistry).
-	frozen *jsonvalue.Registry
-	byUID       map[string]objKey
-	onChange    []func(Change)
-	spare       []Record      // see TakeRecords
-	discovery   atomic.Uint64 // changes to the served kinds (read without the lock)
+	frozen    *jsonvalue.Registry
+	byUID     map[string]objKey
+	onChange  []func(Change)
+	spare     []Record      // see TakeRecords
+	discovery atomic.Uint64 // changes to the served kinds (read without the lock)
 
 	rv      int64 // last resourceVersion handed out
 	uidSeq  int64
