@@ -1,11 +1,3 @@
-// Package adapters defines the one interface through which the engine reaches a
-// Kubernetes API: a Cluster that carries out Requests and answers with classified
-// Results. It owns the vocabulary shared by every adapter (Ref, Verb, Outcome,
-// Request, Result) and nothing else.
-//
-// The engine never imports an adapter; an adapter never decides what a lifecycle
-// does. adapters/sim implements Cluster in memory with a virtual clock;
-// adapters/kube implements it on client-go against a real API server.
 package adapters
 
 import (

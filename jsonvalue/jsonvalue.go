@@ -1,8 +1,3 @@
-// Package jsonvalue is the one toolkit for unstructured JSON values
-// (map[string]any, []any, string, bool, nil, int64, float64) that the
-// simulator, the patch planner and the CEL library share: normalizing,
-// copying, comparing by value, RFC 7386 merge patches, canonical encoding
-// and JSON Pointer tokens. It is pure and deterministic.
 package jsonvalue
 
 import (

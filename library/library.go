@@ -1,10 +1,3 @@
-// Package library holds the CEL functions that rule files call for domain
-// computations that are not decisions: applying a merge patch, comparing an
-// object with a patch, naming an object, computing a backoff. It also owns
-// the conversion of values between Go's unstructured JSON and CEL.
-//
-// It decides nothing: rule files decide, package fsm compiles expressions
-// against Env, and package engine evaluates them.
 package library
 
 import (
