@@ -352,7 +352,7 @@ func (r *Reconciliation) nextAction() {
 		pa := r.d.Actions[r.action]
 		switch {
 		case pa.Err != nil:
-			r.results = append(r.results, classify(r.v, pa, 0, adapters.Result{}))
+			r.results = append(r.results, bestEffort(pa.Action, classify(r.v, pa, 0, adapters.Result{})))
 			continue
 		case pa.Skipped || len(pa.Requests) == 0:
 			r.results = append(r.results, ActionResult{Action: pa.Action.Name, Outcome: string(adapters.OK)})
@@ -399,7 +399,7 @@ func (r *Reconciliation) sent(res adapters.Result) {
 		if len(pa.Requests) > 1 {
 			ar.Message = fmt.Sprintf("%s %s: %s", req.Verb, req.Ref, ar.Message)
 		}
-		r.results = append(r.results, ar)
+		r.results = append(r.results, bestEffort(pa.Action, ar))
 		r.nextAction()
 		return
 	}

@@ -19,6 +19,18 @@ type ActionResult struct {
 	Outcome string // an adapters.Outcome or a domain outcome such as not_retained
 	Message string
 	Object  map[string]any
+	// Ignored, on a best-effort action that did not end ok, is the outcome
+	// and message it ended in; Outcome is then ok, for routing.
+	Ignored string
+}
+
+// bestEffort returns ar as a best-effort action's result routes it: ok,
+// with what it really ended in kept in Ignored.
+func bestEffort(a *fsm.Action, ar ActionResult) ActionResult {
+	if !a.BestEffort || ar.Outcome == string(adapters.OK) {
+		return ar
+	}
+	return ActionResult{Action: ar.Action, Outcome: string(adapters.OK), Ignored: ar.Outcome + ": " + ar.Message}
 }
 
 // classify turns the result of request i of a planned action into the

@@ -30,6 +30,7 @@ var VerbOutcomes = map[string][]string{
 	"apply":  {"conflict", "forbidden", "invalid", "transient", "unsupported"},
 	"status": {"not_found", "conflict", "forbidden", "invalid", "transient", "unsupported"},
 	"delete": {"not_found", "conflict", "forbidden", "transient", "unsupported"},
+	"event":  {"conflict", "forbidden", "invalid", "transient", "unsupported"},
 }
 
 // NotRetained is the domain outcome of an action whose expect is false.
@@ -304,6 +305,12 @@ func (c *compiler) transition(m *Machine, t *rules.Transition, idx int, allState
 		ca.Body = c.program(env, a.Body, nil)
 		ca.Identity = c.program(env, a.Identity, cel.StringType)
 		ca.Expect = c.program(exp, a.Expect, cel.BoolType)
+		if ev := a.Event; ev != nil {
+			ca.Note = c.program(env, ev.Note, cel.StringType)
+			ca.Regarding = c.program(env, ev.Regarding, nil)
+			ca.Related = c.program(env, ev.Related, nil)
+			ca.EventName = c.program(env, ev.Name, cel.StringType)
+		}
 		ca.Outcomes = append([]string(nil), VerbOutcomes[a.Verb]...)
 		if a.Expect != nil {
 			ca.Outcomes = append(ca.Outcomes, NotRetained)
@@ -337,8 +344,12 @@ func (c *compiler) transition(m *Machine, t *rules.Transition, idx int, allState
 		}
 		ct.Routes = append(ct.Routes, c.route(m, t, r, ev, src))
 	}
-	// Every outcome an action can produce needs a route with no guard.
+	// Every outcome an action can produce needs a route with no guard; a
+	// best-effort action's failures take none.
 	for _, a := range ct.Actions {
+		if a.BestEffort {
+			continue
+		}
 		for _, o := range a.Outcomes {
 			if !hasUnguardedRoute(t.Routes, a.Name, o) {
 				c.errf(a.DeclRange, "Outcome without route", "Action %q can end in %q but no route handles it: add on %q %q { to = STATE } (or a wildcard route without when).", a.Name, o, a.Name, o)

@@ -91,7 +91,9 @@ type Action struct {
 	*rules.Action
 	Target, Body, Identity, Expect *Program
 	ForEach, When                  *Program
-	Outcomes                       []string
+	// Note, Regarding, Related and EventName are an event action's.
+	Note, Regarding, Related, EventName *Program
+	Outcomes                            []string
 }
 
 // Route is a compiled outcome route.
@@ -164,7 +166,7 @@ func (m *Machine) Programs() []*Program {
 	for _, t := range m.Transitions {
 		add(t.When)
 		for _, a := range t.Actions {
-			add(a.When, a.ForEach, a.Target, a.Body, a.Identity, a.Expect)
+			add(a.When, a.ForEach, a.Target, a.Body, a.Identity, a.Expect, a.Note, a.Regarding, a.Related, a.EventName)
 		}
 		route(t.Done)
 		for _, r := range t.Routes {

@@ -594,15 +594,21 @@ func (l *loader) assignments(a *hcl.Attribute) ([]Assignment, hcl.Diagnostics) {
 }
 
 // Verbs are the action verbs, each with its attribute set.
-var Verbs = []string{"apply", "create", "delete", "get", "patch", "status", "update"}
+var Verbs = []string{"apply", "create", "delete", "event", "get", "patch", "status", "update"}
 
 var actionSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
-		{Name: "verb", Required: true}, {Name: "target", Required: true}, {Name: "body"},
+		{Name: "verb", Required: true}, {Name: "target"}, {Name: "body"},
 		{Name: "type"}, {Name: "dry_run"}, {Name: "identity"}, {Name: "expect"}, {Name: "propagation"},
-		{Name: "for_each"}, {Name: "when"},
+		{Name: "for_each"}, {Name: "when"}, {Name: "best_effort"},
+		// event
+		{Name: "reason"}, {Name: "message"}, {Name: "regarding"}, {Name: "related"}, {Name: "action"},
+		{Name: "name"}, {Name: "controller"}, {Name: "instance"},
 	},
 }
+
+// eventOnly are the attributes only an event action takes.
+var eventOnly = []string{"reason", "message", "regarding", "related", "action", "name", "controller", "instance"}
 
 func (l *loader) action(b *hcl.Block) (*Action, hcl.Diagnostics) {
 	a := &Action{Name: b.Labels[0], DeclRange: b.DefRange}
@@ -615,6 +621,22 @@ func (l *loader) action(b *hcl.Block) (*Action, hcl.Diagnostics) {
 		if a.Verb != "" && !contains(Verbs, a.Verb) {
 			diags = append(diags, attrDiag(at, "Unknown verb", fmt.Sprintf("An action verb is one of %s.", strings.Join(Verbs, ", "))))
 		}
+	}
+	if a.Verb == "event" {
+		return a, append(diags, l.eventAction(a, b, content)...)
+	}
+	for _, name := range eventOnly {
+		if at, ok := content.Attributes[name]; ok {
+			diags = append(diags, attrDiag(at, "Unexpected attribute", fmt.Sprintf("%s is an attribute of event actions; this is a %s action.", name, a.Verb)))
+		}
+	}
+	if _, ok := content.Attributes["target"]; !ok && a.Verb != "" {
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Missing target",
+			Detail: fmt.Sprintf("A %s action needs a target: the reference map of the object acted on.", a.Verb), Subject: b.DefRange.Ptr()})
+	}
+	if at, ok := content.Attributes["best_effort"]; ok {
+		a.BestEffort, d = literalBool(at)
+		diags = append(diags, d...)
 	}
 	a.Target, diags = l.optExpr(content, "target", diags)
 	a.Body, diags = l.optExpr(content, "body", diags)
@@ -811,4 +833,60 @@ func LoadRef(ref string) (*File, hcl.Diagnostics) {
 		}
 	}
 	return LoadFile(ref)
+}
+
+// eventAction decodes an event action: what the Event says (type, reason,
+// message), whom it is about (regarding, related), and how it is named.
+func (l *loader) eventAction(a *Action, b *hcl.Block, content *hcl.BodyContent) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	var d hcl.Diagnostics
+	ev := &EventSpec{Type: "Normal", Action: a.Name, Controller: "statecraft.dev/engine", Instance: "statecraft"}
+	a.Event, a.BestEffort = ev, true
+	for _, name := range []string{"target", "body", "dry_run", "identity", "expect", "propagation"} {
+		if at, ok := content.Attributes[name]; ok {
+			diags = append(diags, attrDiag(at, "Unexpected attribute", fmt.Sprintf("An event action records an Event from its type, reason, message and regarding; it takes no %s.", name)))
+		}
+	}
+	if at, ok := content.Attributes["type"]; ok {
+		ev.Type, d = keyword(at)
+		diags = append(diags, d...)
+		if ev.Type != "Normal" && ev.Type != "Warning" {
+			diags = append(diags, attrDiag(at, "Unknown event type", "An Event's type is Normal or Warning."))
+		}
+	}
+	if at, ok := content.Attributes["reason"]; ok {
+		ev.Reason, d = keyword(at)
+		diags = append(diags, d...)
+	} else {
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Missing reason",
+			Detail: "An event action needs a reason: a name such as AutoPatchHalted.", Subject: b.DefRange.Ptr()})
+	}
+	if at, ok := content.Attributes["action"]; ok {
+		ev.Action, d = keyword(at)
+		diags = append(diags, d...)
+	}
+	for _, f := range []struct {
+		name string
+		dst  *string
+	}{{"controller", &ev.Controller}, {"instance", &ev.Instance}} {
+		if at, ok := content.Attributes[f.name]; ok {
+			*f.dst, d = keyword(at)
+			diags = append(diags, d...)
+		}
+	}
+	if at, ok := content.Attributes["best_effort"]; ok {
+		a.BestEffort, d = literalBool(at)
+		diags = append(diags, d...)
+	}
+	ev.Note, diags = l.optExpr(content, "message", diags)
+	if ev.Note == nil {
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Missing message",
+			Detail: "An event action needs a message: a CEL string, the Event's note.", Subject: b.DefRange.Ptr()})
+	}
+	ev.Regarding, diags = l.optExpr(content, "regarding", diags)
+	ev.Related, diags = l.optExpr(content, "related", diags)
+	ev.Name, diags = l.optExpr(content, "name", diags)
+	a.ForEach, diags = l.optExpr(content, "for_each", diags)
+	a.When, diags = l.optExpr(content, "when", diags)
+	return diags
 }

@@ -158,8 +158,31 @@ type Action struct {
 	// When, if set, is a CEL bool: when false the action is skipped and
 	// counts as ok, sending nothing.
 	When *Expr
+	// BestEffort actions never change the route: an outcome other than ok
+	// is recorded and the transition goes on as if the action had ended
+	// ok. Event actions are best effort unless they say otherwise.
+	BestEffort bool
+	// Event is set for the event verb: the Event the action records.
+	Event *EventSpec
 
 	DeclRange hcl.Range
+}
+
+// EventSpec is what an event action records: an events.k8s.io/v1 Event
+// about an object (regarding, by default the object reconciled).
+type EventSpec struct {
+	Type      string // Normal or Warning
+	Reason    string
+	Action    string // the Event's action; default: the do block's name
+	Note      *Expr  // CEL string (the message attribute)
+	Regarding *Expr  // CEL reference map; nil: ref(self)
+	Related   *Expr  // CEL reference map, optional
+	// Name, when set, is a CEL string naming the Event; by default it is
+	// the regarding object's name and the time, as client-go names Events.
+	Name *Expr
+	// Controller and Instance are the Event's reportingController and
+	// reportingInstance.
+	Controller, Instance string
 }
 
 // Route sends an action outcome (or a transition's success) to a state.
