@@ -251,6 +251,8 @@ func (e *interaction) ready() string {
 				fmt.Fprintf(&b, " wait until %s", since(en.Fired.Wake))
 			}
 			b.WriteString("\n")
+		case en.Unchanged != nil:
+			fmt.Fprintf(&b, "unchanged %q: a rest\n", en.Unchanged.Transition)
 		case en.Problem != nil:
 			fmt.Fprintf(&b, "problem %s: %s\n", en.Problem.Reason, en.Problem.Message)
 		}

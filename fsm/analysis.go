@@ -667,7 +667,7 @@ func (a *analyzer) collect() {
 	}
 	for _, o := range m.Observes {
 		a.obs[o.Name] = true
-		add(o.Get, o.List, o.When)
+		add(o.Get, o.List, o.When, o.ForEach)
 	}
 	for _, l := range m.Lets {
 		a.lets[l.Name] = l

@@ -2,6 +2,7 @@ package fsm
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -159,14 +160,11 @@ func (c *compiler) compile() *Machine {
 	}
 	obsType := cel.MapType(cel.StringType, cel.DynType)
 	for _, o := range sm.Observes {
-		co := &Observe{Observe: o}
-		co.When = c.program(c.env, o.When, cel.BoolType)
-		co.Get = c.program(c.env, o.Get, nil)
-		co.List = c.program(c.env, o.List, nil)
-		m.Observes = append(m.Observes, co)
-	}
-	for _, o := range sm.Observes {
-		c.extend(cel.Variable(o.Name, obsType))
+		t := obsType
+		if o.ForEach != nil {
+			t = cel.ListType(obsType)
+		}
+		c.extend(cel.Variable(o.Name, t))
 	}
 	// Lets: each sees the ones declared before it, with their inferred type.
 	for _, l := range sm.Lets {
@@ -178,6 +176,28 @@ func (c *compiler) compile() *Machine {
 		c.extend(cel.Variable(l.Name, t))
 		m.Lets = append(m.Lets, cl)
 	}
+	// Observations see the lets and the observations made before them
+	// (observeWaves checks which they read).
+	for _, o := range sm.Observes {
+		co := &Observe{Observe: o}
+		co.When = c.program(c.env, o.When, cel.BoolType)
+		env := c.env
+		if o.ForEach != nil {
+			co.ForEach = c.program(c.env, o.ForEach, nil)
+			if co.ForEach != nil && !co.ForEach.Out.IsExactType(cel.DynType) && co.ForEach.Out.Kind() != types.ListKind {
+				c.errf(o.ForEach.Range, "Wrong expression type", "for_each must give a list; it gives a %s.", co.ForEach.Out)
+			}
+			var err error
+			if env, err = c.env.Extend(cel.Variable("item", cel.DynType), cel.Variable("index", cel.IntType)); err != nil {
+				c.errf(o.DeclRange, "CEL environment error", "%v", err)
+				continue
+			}
+		}
+		co.Get = c.program(env, o.Get, nil)
+		co.List = c.program(env, o.List, nil)
+		m.Observes = append(m.Observes, co)
+	}
+	c.observeWaves(m)
 	var err2 error
 	if c.routeEnv, err2 = c.env.Extend(cel.Variable("last", cel.MapType(cel.StringType, cel.DynType))); err2 != nil {
 		c.errf(sm.DeclRange, "CEL environment error", "%v", err2)
@@ -599,4 +619,58 @@ func levenshtein(a, b string) int {
 		prev = cur
 	}
 	return prev[len(b)]
+}
+
+// observeWaves orders the observations: each may read, directly or through
+// lets, only observations declared before it, which are made in an earlier
+// wave.
+func (c *compiler) observeWaves(m *Machine) {
+	index := map[string]int{}
+	for i, o := range m.Observes {
+		index[o.Name] = i
+	}
+	lets := map[string]*Let{}
+	for _, l := range m.Lets {
+		lets[l.Name] = l
+	}
+	// reads returns the observations p reads, through lets too.
+	var readsOf func(p *Program, seen map[string]bool, out map[string]bool)
+	readsOf = func(p *Program, seen map[string]bool, out map[string]bool) {
+		if p == nil || p.Root() == nil {
+			return
+		}
+		for name := range freeIdents(p.Root()) {
+			if _, ok := index[name]; ok {
+				out[name] = true
+			}
+			if l := lets[name]; l != nil && !seen[name] {
+				seen[name] = true
+				readsOf(l.Value, seen, out)
+			}
+		}
+	}
+	for i, o := range m.Observes {
+		reads := map[string]bool{}
+		for _, p := range []*Program{o.When, o.ForEach, o.Get, o.List} {
+			readsOf(p, map[string]bool{}, reads)
+		}
+		for _, name := range sortedNames(reads) {
+			j := index[name]
+			if j >= i {
+				c.errf(o.DeclRange, "Observation reads a later observation", "Observation %q reads observation %q (directly or through a let), which is made after it; declare %q first.", o.Name, name, name)
+				continue
+			}
+			o.Reads = append(o.Reads, name)
+			o.Wave = max(o.Wave, m.Observes[j].Wave+1)
+		}
+	}
+}
+
+func sortedNames(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }

@@ -65,7 +65,14 @@ type Param struct {
 // Observe is a compiled observation.
 type Observe struct {
 	*rules.Observe
-	Get, List, When *Program
+	Get, List, When, ForEach *Program
+	// Wave is when the observation is made: 0 when its expressions read no
+	// observation, else one more than the latest wave of those it reads
+	// (directly or through lets). The engine makes each wave's reads
+	// before it computes the next wave's.
+	Wave int
+	// Reads are the observations it reads, in declaration order.
+	Reads []string
 }
 
 // Let is a compiled let.
@@ -143,7 +150,7 @@ func (m *Machine) Programs() []*Program {
 		add(p.Valid)
 	}
 	for _, o := range m.Observes {
-		add(o.Get, o.List, o.When)
+		add(o.Get, o.List, o.When, o.ForEach)
 	}
 	for _, l := range m.Lets {
 		add(l.Value)

@@ -323,7 +323,7 @@ func (l *loader) param(b *hcl.Block) (*Param, hcl.Diagnostics) {
 }
 
 var observeSchema = &hcl.BodySchema{
-	Attributes: []hcl.AttributeSchema{{Name: "get"}, {Name: "list"}, {Name: "when"}},
+	Attributes: []hcl.AttributeSchema{{Name: "get"}, {Name: "list"}, {Name: "when"}, {Name: "for_each"}},
 }
 
 func (l *loader) observe(b *hcl.Block) (*Observe, hcl.Diagnostics) {
@@ -334,6 +334,7 @@ func (l *loader) observe(b *hcl.Block) (*Observe, hcl.Diagnostics) {
 	o.Get, diags = l.optExpr(content, "get", diags)
 	o.List, diags = l.optExpr(content, "list", diags)
 	o.When, diags = l.optExpr(content, "when", diags)
+	o.ForEach, diags = l.optExpr(content, "for_each", diags)
 	if (o.Get == nil) == (o.List == nil) && !diags.HasErrors() {
 		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Observation needs get or list",
 			Detail: "An observe block has exactly one of get (one object) or list (objects by label selector).", Subject: b.DefRange.Ptr()})

@@ -82,6 +82,10 @@ type Observe struct {
 	List *Expr
 	// When, if set, limits the read to steps where it is true.
 	When *Expr
+	// ForEach, when set, is a CEL list: one read per element, bound as
+	// item (and its position as index) in Get or List; the observation is
+	// then the list of their results.
+	ForEach *Expr
 
 	DeclRange hcl.Range
 }
