@@ -103,7 +103,11 @@ func (c *compiler) compile() *Machine {
 		Name: sm.Name, Source: sm, StateField: sm.StateField, MaxSteps: sm.MaxSteps, Resources: sm.Resources, Memory: c.mem,
 		stateIndex: map[string]*State{}, byState: map[string][]*Transition{},
 	}
-	lib, err := cel.NewEnv(library.EnvOptions(c.mem.Library)...)
+	m.macros = c.functionMacros(sm.Functions)
+	if len(m.macros) > 0 {
+		m.parseEnv, _ = cel.NewEnv(append(library.EnvOptions(nil), cel.Macros(m.macros...))...)
+	}
+	lib, err := cel.NewEnv(append(library.EnvOptions(c.mem.Library), cel.Macros(m.macros...))...)
 	if err != nil {
 		c.errf(sm.DeclRange, "CEL environment error", "%v", err)
 		return nil

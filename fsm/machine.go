@@ -36,6 +36,8 @@ type Machine struct {
 	// machines compiled with it (CompileIn): not part of its meaning.
 	Memory *Memory
 
+	macros     []cel.Macro // the rule file's functions (functions.go)
+	parseEnv   *cel.Env    // with macros: an environment that parses as compile did
 	stateIndex map[string]*State
 	byState    map[string][]*Transition
 	events     lfsm.Events

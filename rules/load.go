@@ -115,6 +115,7 @@ var machineSchema = &hcl.BodySchema{
 		{Type: "param", LabelNames: []string{"name"}},
 		{Type: "observe", LabelNames: []string{"name"}},
 		{Type: "let", LabelNames: []string{"name"}},
+		{Type: "function", LabelNames: []string{"name"}},
 		{Type: "state", LabelNames: []string{"name"}},
 		{Type: "transition", LabelNames: []string{"name"}},
 		{Type: "property", LabelNames: []string{"name"}},
@@ -205,6 +206,12 @@ func (l *loader) machine(b *hcl.Block) (*Machine, hcl.Diagnostics) {
 			diags = append(diags, d...)
 			if x != nil && unique("let", name, rng) {
 				m.Lets = append(m.Lets, x)
+			}
+		case "function":
+			f, d := l.function(blk)
+			diags = append(diags, d...)
+			if f != nil && unique("function", name, rng) {
+				m.Functions = append(m.Functions, f)
 			}
 		case "state":
 			s, d := l.state(blk)
@@ -340,6 +347,38 @@ func (l *loader) observe(b *hcl.Block) (*Observe, hcl.Diagnostics) {
 			Detail: "An observe block has exactly one of get (one object) or list (objects by label selector).", Subject: b.DefRange.Ptr()})
 	}
 	return o, diags
+}
+
+var functionSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "params"}, {Name: "value", Required: true}}}
+
+func (l *loader) function(b *hcl.Block) (*Function, hcl.Diagnostics) {
+	f := &Function{Name: b.Labels[0], DeclRange: b.DefRange}
+	diags := checkName("function", f.Name, b.LabelRanges[0])
+	content, d := b.Body.Content(functionSchema)
+	diags = append(diags, d...)
+	if a, ok := content.Attributes["params"]; ok {
+		items, d := hcl.ExprList(a.Expr)
+		diags = append(diags, d...)
+		seen := map[string]bool{}
+		for _, it := range items {
+			n, d := keywordExpr(it, "parameter name")
+			diags = append(diags, d...)
+			switch {
+			case n == "":
+			case !hclsyntax.ValidIdentifier(n) || strings.Contains(n, "-"):
+				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid parameter name",
+					Detail: "A parameter is named like a CEL identifier: a letter or _, then letters, digits and _.", Subject: it.Range().Ptr()})
+			case seen[n]:
+				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Duplicate parameter",
+					Detail: fmt.Sprintf("%s is a parameter of %s twice.", n, f.Name), Subject: it.Range().Ptr()})
+			default:
+				seen[n] = true
+				f.Params = append(f.Params, n)
+			}
+		}
+	}
+	f.Value, diags = l.optExpr(content, "value", diags)
+	return f, diags
 }
 
 var letSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "value", Required: true}}}
@@ -703,7 +742,7 @@ func dupDiag(kind, name string, prev, rng hcl.Range) *hcl.Diagnostic {
 }
 
 func checkName(kind, name string, rng hcl.Range) hcl.Diagnostics {
-	if !hclsyntax.ValidIdentifier(name) || strings.Contains(name, "-") && (kind == "param" || kind == "observe" || kind == "let") {
+	if !hclsyntax.ValidIdentifier(name) || strings.Contains(name, "-") && (kind == "param" || kind == "observe" || kind == "let" || kind == "function") {
 		return hcl.Diagnostics{{
 			Severity: hcl.DiagError,
 			Summary:  "Invalid " + kind + " name",

@@ -25,6 +25,7 @@ type Machine struct {
 	Params      []*Param
 	Observes    []*Observe
 	Lets        []*Let
+	Functions   []*Function
 	States      []*State
 	Transitions []*Transition
 	// Properties are what statecraft verify checks besides its own
@@ -86,6 +87,17 @@ type Observe struct {
 	// item (and its position as index) in Get or List; the observation is
 	// then the list of their results.
 	ForEach *Expr
+
+	DeclRange hcl.Range
+}
+
+// Function is a reusable, parameterised CEL expression: a call
+// NAME(a, b) in any expression of the machine stands for Value with its
+// Params replaced by the arguments (it is expanded where it is called).
+type Function struct {
+	Name   string
+	Params []string
+	Value  *Expr
 
 	DeclRange hcl.Range
 }
