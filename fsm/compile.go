@@ -218,6 +218,7 @@ func (c *compiler) compile() *Machine {
 		for _, a := range s.Set {
 			cs.Set = append(cs.Set, Assign{Path: a.Path, Value: c.program(c.routeEnv, a.Value, nil)})
 		}
+		cs.Computed = c.conditions(s.Computed)
 		if cs.Recheck != nil && !isOneOf(cs.Recheck.Out, cel.DurationType, cel.TimestampType) {
 			c.errf(s.Recheck.Range, "Invalid recheck", "recheck is a duration (wait this long) or a timestamp (wait until then); this expression is %s.", cs.Recheck.Out)
 		}
@@ -393,6 +394,7 @@ func (c *compiler) route(m *Machine, t *rules.Transition, r *rules.Route, event 
 	for _, a := range r.Set {
 		cr.Set = append(cr.Set, Assign{Path: a.Path, Value: c.program(c.routeEnv, a.Value, nil)})
 	}
+	cr.Computed = c.conditions(r.Computed)
 	if r.To != "" && m.State(r.To) == nil {
 		names := make([]string, 0, len(m.States))
 		for _, s := range m.States {
@@ -676,5 +678,18 @@ func sortedNames(m map[string]bool) []string {
 		out = append(out, k)
 	}
 	sort.Strings(out)
+	return out
+}
+
+// conditions compiles condition blocks, evaluated as a route's values are
+// (last bound).
+func (c *compiler) conditions(cs []*rules.Condition) []Condition {
+	var out []Condition
+	for _, rc := range cs {
+		out = append(out, Condition{Condition: rc,
+			Status:  c.program(c.routeEnv, rc.Status, cel.StringType),
+			Reason:  c.program(c.routeEnv, rc.Reason, cel.StringType),
+			Message: c.program(c.routeEnv, rc.Message, cel.StringType)})
+	}
 	return out
 }

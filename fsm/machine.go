@@ -48,9 +48,16 @@ type Machine struct {
 // State is a compiled state.
 type State struct {
 	*rules.State
-	Recheck *Program
-	Jitter  *Program
-	Set     []Assign
+	Recheck  *Program
+	Jitter   *Program
+	Set      []Assign
+	Computed []Condition
+}
+
+// Condition is a compiled condition block.
+type Condition struct {
+	*rules.Condition
+	Status, Reason, Message *Program
 }
 
 // Param is a compiled param.
@@ -109,6 +116,7 @@ type Action struct {
 type Route struct {
 	*rules.Route
 	When, Message, After, At *Program
+	Computed                 []Condition
 	// ComputedReason computes the route's reason when the rule declares a set of
 	// reasons (rules.Route.Reasons); nil for a literal reason.
 	ComputedReason *Program
@@ -162,6 +170,9 @@ func (m *Machine) Programs() []*Program {
 		for _, a := range s.Set {
 			add(a.Value)
 		}
+		for _, c := range s.Computed {
+			add(c.Status, c.Reason, c.Message)
+		}
 	}
 	route := func(r *Route) {
 		if r == nil {
@@ -170,6 +181,9 @@ func (m *Machine) Programs() []*Program {
 		add(r.When, r.ComputedReason, r.Message, r.After, r.At)
 		for _, a := range r.Set {
 			add(a.Value)
+		}
+		for _, c := range r.Computed {
+			add(c.Status, c.Reason, c.Message)
 		}
 	}
 	for _, t := range m.Transitions {

@@ -396,6 +396,40 @@ var stateSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
 		{Name: "initial"}, {Name: "final"}, {Name: "outcome"}, {Name: "conditions"}, {Name: "recheck"}, {Name: "jitter"}, {Name: "set"},
 	},
+	Blocks: []hcl.BlockHeaderSchema{{Type: "condition", LabelNames: []string{"type"}}},
+}
+
+var conditionSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "status", Required: true}, {Name: "reason"}, {Name: "message"}},
+}
+
+// conditionBlocks decodes condition blocks; a type set twice, here or in
+// the conditions map, is an error.
+func (l *loader) conditionBlocks(blocks hcl.Blocks, lits []Assignment) ([]*Condition, hcl.Diagnostics) {
+	var out []*Condition
+	var diags hcl.Diagnostics
+	seen := map[string]hcl.Range{}
+	for _, a := range lits {
+		seen[a.Path] = a.Range
+	}
+	for _, b := range blocks {
+		if b.Type != "condition" {
+			continue
+		}
+		c := &Condition{Type: b.Labels[0], DeclRange: b.DefRange}
+		if prev, ok := seen[c.Type]; ok {
+			diags = append(diags, dupDiag("condition", c.Type, prev, b.LabelRanges[0]))
+			continue
+		}
+		seen[c.Type] = b.LabelRanges[0]
+		content, d := b.Body.Content(conditionSchema)
+		diags = append(diags, d...)
+		c.Status, diags = l.optExpr(content, "status", diags)
+		c.Reason, diags = l.optExpr(content, "reason", diags)
+		c.Message, diags = l.optExpr(content, "message", diags)
+		out = append(out, c)
+	}
+	return out, diags
 }
 
 func (l *loader) state(b *hcl.Block) (*State, hcl.Diagnostics) {
@@ -423,6 +457,8 @@ func (l *loader) state(b *hcl.Block) (*State, hcl.Diagnostics) {
 		s.Set, d = l.assignments(a)
 		diags = append(diags, d...)
 	}
+	s.Computed, d = l.conditionBlocks(content.Blocks, s.Conditions)
+	diags = append(diags, d...)
 	s.Recheck, diags = l.optExpr(content, "recheck", diags)
 	if s.Final && s.Recheck != nil {
 		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Final state with recheck",
@@ -441,6 +477,7 @@ var transitionSchema = &hcl.BodySchema{
 	Blocks: []hcl.BlockHeaderSchema{
 		{Type: "do", LabelNames: []string{"name"}},
 		{Type: "on", LabelNames: []string{"action", "outcome"}},
+		{Type: "condition", LabelNames: []string{"type"}},
 	},
 }
 
@@ -468,6 +505,7 @@ func conditions(a *hcl.Attribute) ([]Assignment, hcl.Diagnostics) {
 
 var routeSchema = &hcl.BodySchema{
 	Attributes: append([]hcl.AttributeSchema{{Name: "when"}}, routeAttrs...),
+	Blocks:     []hcl.BlockHeaderSchema{{Type: "condition", LabelNames: []string{"type"}}},
 }
 
 func (l *loader) transition(b *hcl.Block) (*Transition, hcl.Diagnostics) {
@@ -497,7 +535,9 @@ func (l *loader) transition(b *hcl.Block) (*Transition, hcl.Diagnostics) {
 	t.When, diags = l.optExpr(content, "when", diags)
 	done, d := l.route(content.Attributes, b.DefRange)
 	diags = append(diags, d...)
-	if done.To != "" || done.HasReason() || done.Set != nil || done.After != nil || done.At != nil || done.Message != nil || done.Conditions != nil {
+	done.Computed, d = l.conditionBlocks(content.Blocks, done.Conditions)
+	diags = append(diags, d...)
+	if done.To != "" || done.HasReason() || done.Set != nil || done.After != nil || done.At != nil || done.Message != nil || done.Conditions != nil || done.Computed != nil {
 		t.Done = done
 	}
 	for _, blk := range content.Blocks {
@@ -520,6 +560,8 @@ func (l *loader) transition(b *hcl.Block) (*Transition, hcl.Diagnostics) {
 			diags = append(diags, d...)
 			r.Action, r.Outcome = blk.Labels[0], blk.Labels[1]
 			r.When, diags = l.optExpr(rc, "when", diags)
+			r.Computed, d = l.conditionBlocks(rc.Blocks, r.Conditions)
+			diags = append(diags, d...)
 			t.Routes = append(t.Routes, r)
 		}
 	}

@@ -120,6 +120,9 @@ type State struct {
 	// Conditions are the condition statuses ("True", "False", "Unknown")
 	// this state sets, by condition type, in declaration order.
 	Conditions []Assignment
+	// Computed are the condition blocks: conditions with their own status,
+	// reason and message expressions, set after Conditions.
+	Computed []*Condition
 	// Recheck is a CEL duration (relative to now) or timestamp at which an
 	// object resting in this state is stepped again.
 	Recheck *Expr
@@ -222,6 +225,9 @@ type Route struct {
 	Set        []Assignment
 	// Conditions set condition statuses on top of the destination state's.
 	Conditions []Assignment
+	// Computed are the route's condition blocks, set after the destination
+	// state's.
+	Computed []*Condition
 	After      *Expr // CEL duration: wait this long before stepping again
 	At         *Expr // CEL timestamp: wait until then
 
@@ -246,6 +252,18 @@ func (r *Route) ReasonNames() []string {
 
 // HasReason reports whether the route writes a reason.
 func (r *Route) HasReason() bool { return r.Reason != "" || r.ReasonExpr != nil }
+
+// Condition is a metav1.Condition-shaped status condition computed by CEL:
+// Status gives "True", "False" or "Unknown"; Reason and Message default to
+// the route's reason and message.
+type Condition struct {
+	Type    string
+	Status  *Expr
+	Reason  *Expr
+	Message *Expr
+
+	DeclRange hcl.Range
+}
 
 // Assignment sets one status field (a dotted path) to a CEL value, or, in a
 // state's conditions, a condition type to a literal status.
