@@ -228,8 +228,8 @@ type Route struct {
 	// Computed are the route's condition blocks, set after the destination
 	// state's.
 	Computed []*Condition
-	After      *Expr // CEL duration: wait this long before stepping again
-	At         *Expr // CEL timestamp: wait until then
+	After    *Expr // CEL duration: wait this long before stepping again
+	At       *Expr // CEL timestamp: wait until then
 
 	// Inherited lists what an on route took from its transition's own
 	// route (to, reason, set) because it does not say otherwise.
