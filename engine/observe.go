@@ -109,7 +109,7 @@ var skipped = Observation{Skipped: true}.value()
 // Reads returns the first wave of observations to make before stepping
 // obj at now: those that read no other observation (fsm.Observe.Wave).
 func Reads(m *fsm.Machine, obj map[string]any, now time.Time) []Read {
-	v, _ := newVars(m, obj, nil, now)
+	v, _ := newVars(m, obj, nil, nil, now)
 	return readsWith(m, v, 0)
 }
 

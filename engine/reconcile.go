@@ -44,8 +44,12 @@ type Reconciliation struct {
 	trace []Entry
 	rep   Report
 
-	obj  map[string]any // the object as the engine now knows it, with the status it computed
-	orig map[string]any // the status read
+	obj  map[string]any // the object as the engine now knows it (with the status it computed, when it keeps its memory there)
+	mem  map[string]any // the machine's memory, as it now is
+	orig map[string]any // the memory read
+	// companion: the memory is kept in a companion ConfigMap, which
+	// exists (companionFound) or is created at the end.
+	companion, companionFound bool
 	// written holds the objects this reconcile wrote (nil: deleted): later
 	// micro-steps observe them as written instead of reading them again,
 	// so a cache that has not caught up cannot make a fresh write look
@@ -185,6 +189,8 @@ func (r *Reconciliation) Deliver(d Delivery) {
 		r.observed(d.Observations)
 	case r.need.Request != nil && r.status:
 		r.statusWritten(d.Result)
+	case r.need.Request != nil && r.companion:
+		r.readCompanion(d.Result)
 	case r.need.Request != nil && r.d == nil:
 		r.read(d.Result)
 	default:
@@ -206,10 +212,37 @@ func (r *Reconciliation) read(res adapters.Result) {
 		return
 	}
 	r.obj = res.Object
-	// Statuses are never changed in place (resolve builds each new one),
-	// so the status read is kept as it is to compare with at the end.
-	r.orig, _ = library.Canonical(statusOf(r.obj)).(map[string]any)
+	if r.m.Source.MemoryIn == "companion" {
+		r.companion = true
+		r.need = Ready{Request: &adapters.Request{Verb: adapters.Get, Ref: companionRef(r.m, r.ref)}}
+		return
+	}
+	r.remember(memoryOf(r.m, r.obj))
+}
+
+// remember takes the memory read and begins the first micro-step.
+func (r *Reconciliation) remember(mem map[string]any) {
+	// Memories are never changed in place (resolve builds each new one),
+	// so the memory read is kept as it is to compare with at the end.
+	r.orig, _ = library.Canonical(mem).(map[string]any)
+	r.mem = r.orig
 	r.observe()
+}
+
+// readCompanion takes the companion ConfigMap that holds the memory.
+func (r *Reconciliation) readCompanion(res adapters.Result) {
+	r.companion = false
+	switch res.Outcome {
+	case adapters.OK:
+		r.companionFound = true
+		data, _ := res.Object["data"].(map[string]any)
+		r.remember(decodeMemory(data["memory"]))
+	case adapters.NotFound:
+		r.remember(map[string]any{})
+	default:
+		r.rep.Err = fmt.Errorf("get the memory of %s: %s: %s", r.ref, res.Outcome, res.Message)
+		r.done()
+	}
 }
 
 // observe begins a micro-step: it computes the step's reads and answers
@@ -222,8 +255,8 @@ func (r *Reconciliation) observe() {
 		return
 	}
 	r.d = nil
-	r.v, r.problem = newVarsOf(r.m, r.obj, true, nil, r.now)
-	r.snap = Snapshot{Object: r.obj, Now: r.now}
+	r.v, r.problem = newVarsOf(r.m, r.obj, r.mem, true, nil, r.now)
+	r.snap = Snapshot{Object: r.obj, Memory: r.mem, Now: r.now}
 	if len(r.m.Observes) > 0 {
 		r.snap.Observations = make(map[string]Observation, len(r.m.Observes))
 	}
@@ -463,7 +496,10 @@ func (r *Reconciliation) sent(res adapters.Result) {
 		// A write to the reconciled object itself is what the object now
 		// is; its status stays the engine's own.
 		if res.Object != nil && req.Subresource == "" && sameObject(req.Ref, r.ref) {
-			r.obj = withStatus(res.Object, statusOf(r.obj))
+			r.obj = res.Object
+			if r.m.Source.MemoryIn == "status" {
+				r.obj = withStatus(res.Object, r.mem)
+			}
 		}
 	}
 	if ar.Outcome != string(adapters.OK) {
@@ -495,7 +531,7 @@ func (r *Reconciliation) resolveRoute() {
 	// A transition back to its own state that sent nothing, waits for
 	// nothing and leaves the status as it was changes nothing: it is a
 	// rest, not a firing (no guard is needed to stop it).
-	if res.To == r.d.From && !r.sentAny && !res.Wait && jsonvalue.Equal(res.Status, statusOf(r.obj)) {
+	if res.To == r.d.From && !r.sentAny && !res.Wait && jsonvalue.Equal(res.Status, r.mem) {
 		r.trace = append(r.trace, Entry{Unchanged: res})
 		r.rep.Wake, r.rep.Problem = restWake(r.m, r.d.From, r.snap, r.v)
 		if r.rep.Problem == nil {
@@ -506,7 +542,10 @@ func (r *Reconciliation) resolveRoute() {
 	}
 	r.rep.Transitions = append(r.rep.Transitions, res)
 	r.trace = append(r.trace, Entry{Fired: res})
-	r.obj = withStatus(r.obj, res.Status)
+	r.mem = res.Status
+	if r.m.Source.MemoryIn == "status" {
+		r.obj = withStatus(r.obj, res.Status)
+	}
 	if res.Wait {
 		r.rep.Wake = res.Wake
 		r.finish()
@@ -518,7 +557,7 @@ func (r *Reconciliation) resolveRoute() {
 // finish computes the final status (a problem's reason and message) and
 // asks for the status write when it changed.
 func (r *Reconciliation) finish() {
-	st := statusOf(r.obj)
+	st := r.mem
 	if r.rep.Problem != nil {
 		r.trace = append(r.trace, Entry{Problem: r.rep.Problem})
 		st = shallowCopy(st)
@@ -532,9 +571,14 @@ func (r *Reconciliation) finish() {
 		r.done()
 		return
 	}
-	patch := map[string]any{"status": jsonvalue.MergeDiff(r.orig, st)}
+	req, err := memoryWrite(r.m, r.ref, r.obj, r.orig, st, r.companionFound)
+	if err != nil {
+		r.rep.Err = err
+		r.done()
+		return
+	}
 	r.status = true
-	r.need = Ready{Request: &adapters.Request{Verb: adapters.Patch, Ref: r.ref, Subresource: "status", PatchType: adapters.MergePatch, Body: patch, FieldManager: "statecraft"}}
+	r.need = Ready{Request: &req}
 }
 
 // statusWritten takes the result of the status write.
@@ -545,7 +589,10 @@ func (r *Reconciliation) statusWritten(res adapters.Result) {
 	case adapters.NotFound:
 		r.rep.StatusWritten = true // the object went while the reconcile ran
 	default:
-		r.rep.Err = fmt.Errorf("write status of %s: %s: %s", r.ref, res.Outcome, res.Message)
+		r.rep.Err = fmt.Errorf("write the memory of %s: %s: %s", r.ref, res.Outcome, res.Message)
+		if r.m.Source.MemoryIn == "status" {
+			r.rep.Err = fmt.Errorf("write status of %s: %s: %s", r.ref, res.Outcome, res.Message)
+		}
 	}
 	r.done()
 }

@@ -18,6 +18,9 @@ type Snapshot struct {
 	Object       map[string]any
 	Observations map[string]Observation
 	Now          time.Time
+	// Memory is the machine's memory, which rules read as status; nil
+	// reads it from Object (its status, or its annotation).
+	Memory map[string]any
 	// Reads, when set, are the reads that made Observations (a
 	// Reconciliation sets them; Step does not look at them).
 	Reads []Read
@@ -53,11 +56,16 @@ type Problem struct {
 	Message string
 }
 
-// CurrentState returns the state recorded in obj's status, or the initial
-// state when there is none (or it names no state of m).
+// CurrentState returns the state recorded in obj's memory (its status,
+// unless the machine keeps its memory elsewhere), or the initial state when
+// there is none (or it names no state of m).
 func CurrentState(m *fsm.Machine, obj map[string]any) string {
-	st, _ := obj["status"].(map[string]any)
-	if s, ok := st[m.StateField].(string); ok && m.State(s) != nil {
+	return stateIn(m, memoryOf(m, obj))
+}
+
+// stateIn returns the state recorded in a memory.
+func stateIn(m *fsm.Machine, mem map[string]any) string {
+	if s, ok := mem[m.StateField].(string); ok && m.State(s) != nil {
 		return s
 	}
 	return m.Initial.Name
@@ -65,17 +73,25 @@ func CurrentState(m *fsm.Machine, obj map[string]any) string {
 
 // newVars builds the activation for obj at now, resolving params. A param
 // whose override is invalid yields a Problem.
-func newVars(m *fsm.Machine, obj map[string]any, obs map[string]Observation, now time.Time) (*vars, *Problem) {
-	return newVarsOf(m, obj, false, obs, now)
+func newVars(m *fsm.Machine, obj, mem map[string]any, obs map[string]Observation, now time.Time) (*vars, *Problem) {
+	return newVarsOf(m, obj, mem, false, obs, now)
 }
 
 // newVarsOf is newVars for an obj known to be canonical or not.
-func newVarsOf(m *fsm.Machine, obj map[string]any, canonical bool, obs map[string]Observation, now time.Time) (*vars, *Problem) {
+//
+// mem is the machine's memory, which rules read as status; nil reads it
+// from obj.
+func newVarsOf(m *fsm.Machine, obj, mem map[string]any, canonical bool, obs map[string]Observation, now time.Time) (*vars, *Problem) {
 	self := obj
 	if !canonical {
 		self, _ = library.Canonical(obj).(map[string]any)
 	}
-	v := &vars{m: m, self: self, status: statusOf(self), now: now}
+	if mem == nil {
+		mem = memoryOf(m, self)
+	} else if !canonical {
+		mem, _ = library.Canonical(mem).(map[string]any)
+	}
+	v := &vars{m: m, self: self, status: mem, now: now}
 	var problem *Problem
 	v.params, problem = params(m, self, v)
 	v.observe(obs)
@@ -121,7 +137,7 @@ func display(v any) string {
 // true fires. It computes the requests of that transition's actions but
 // carries none out. Step is pure: same snapshot, same Decision.
 func Step(m *fsm.Machine, snap Snapshot) *Decision {
-	v, problem := newVars(m, snap.Object, snap.Observations, snap.Now)
+	v, problem := newVars(m, snap.Object, snap.Memory, snap.Observations, snap.Now)
 	return step(m, snap, v, problem)
 }
 
@@ -129,7 +145,7 @@ func Step(m *fsm.Machine, snap Snapshot) *Decision {
 // problem, if any). v evaluates the lets the guards read and keeps them,
 // for the planning and routing that follow.
 func step(m *fsm.Machine, snap Snapshot, v *vars, problem *Problem) *Decision {
-	from := CurrentState(m, snap.Object)
+	from := stateIn(m, v.status)
 	d := &Decision{From: from}
 	if problem != nil {
 		d.Problem = problem

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/statecraft/statecraft/rules/policies"
 	"github.com/statecraft/statecraft/spec/crds"
@@ -109,6 +110,9 @@ var machineSchema = &hcl.BodySchema{
 		{Name: "description"},
 		{Name: "state_field"},
 		{Name: "max_steps"},
+		{Name: "memory"},
+		{Name: "memory_key"},
+		{Name: "memory_namespace"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{
 		{Type: "resource", LabelNames: []string{"api_version", "kind"}},
@@ -142,6 +146,8 @@ func (l *loader) machine(b *hcl.Block) (*Machine, hcl.Diagnostics) {
 		Name:       b.Labels[0],
 		StateField: "state",
 		MaxSteps:   16,
+		MemoryIn:   "status",
+		MemoryKey:  "statecraft.dev/memory",
 		DeclRange:  b.DefRange,
 		NameRange:  b.LabelRanges[0],
 	}
@@ -156,6 +162,30 @@ func (l *loader) machine(b *hcl.Block) (*Machine, hcl.Diagnostics) {
 	if a, ok := content.Attributes["state_field"]; ok {
 		m.StateField, d = literalString(a)
 		diags = append(diags, d...)
+	}
+	if a, ok := content.Attributes["memory"]; ok {
+		m.MemoryIn, d = keyword(a)
+		m.MemoryRange = a.Expr.Range()
+		diags = append(diags, d...)
+		if m.MemoryIn != "status" && m.MemoryIn != "annotation" && m.MemoryIn != "companion" {
+			diags = append(diags, attrDiag(a, "Unknown memory", "memory is status (the driven object's status), annotation (an annotation on it) or companion (a ConfigMap it owns)."))
+		}
+	}
+	if a, ok := content.Attributes["memory_key"]; ok {
+		m.MemoryKey, d = literalString(a)
+		diags = append(diags, d...)
+		if m.MemoryIn != "annotation" {
+			diags = append(diags, attrDiag(a, "memory_key without annotation memory", "memory_key names the annotation that holds the memory; set memory = annotation."))
+		} else if errs := validation.IsQualifiedName(m.MemoryKey); len(errs) > 0 {
+			diags = append(diags, attrDiag(a, "Invalid annotation key", strings.Join(errs, "; ")+"."))
+		}
+	}
+	if a, ok := content.Attributes["memory_namespace"]; ok {
+		m.MemoryNamespace, d = literalString(a)
+		diags = append(diags, d...)
+		if m.MemoryIn != "companion" {
+			diags = append(diags, attrDiag(a, "memory_namespace without companion memory", "memory_namespace is where a cluster-scoped object's companion ConfigMap lives; set memory = companion."))
+		}
 	}
 	if a, ok := content.Attributes["max_steps"]; ok {
 		n, d := literalInt(a)
@@ -230,6 +260,16 @@ func (l *loader) machine(b *hcl.Block) (*Machine, hcl.Diagnostics) {
 			diags = append(diags, d...)
 			if p != nil && unique("property", name, rng) {
 				m.Properties = append(m.Properties, p)
+			}
+		}
+	}
+	if m.MemoryIn == "companion" && m.MemoryNamespace == "" {
+		for _, r := range m.Resources {
+			if r.Scope == "Cluster" {
+				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Companion memory without a namespace",
+					Detail:  fmt.Sprintf("%s is cluster-scoped: its companion ConfigMap needs memory_namespace.", r.Kind),
+					Subject: m.MemoryRange.Ptr()})
+				break
 			}
 		}
 	}

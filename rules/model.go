@@ -20,6 +20,15 @@ type Machine struct {
 	StateField string
 	// MaxSteps bounds the micro-steps of one reconcile (default 16).
 	MaxSteps int
+	// MemoryIn is where the machine keeps its memory (the map rules read
+	// as status): "status" (default: the driven object's status),
+	// "annotation" (JSON in the annotation MemoryKey of the driven
+	// object) or "companion" (JSON in a ConfigMap the driven object owns,
+	// in its namespace or, for a cluster-scoped kind, MemoryNamespace).
+	MemoryIn        string
+	MemoryKey       string
+	MemoryNamespace string
+	MemoryRange     hcl.Range
 
 	Resources   []*Resource
 	Params      []*Param
