@@ -17,6 +17,19 @@ import (
 // owns (for built-in and foreign kinds, whose status the API server
 // prunes of fields it does not know).
 
+// MemoryOf returns the memory of the object obj of machine m, when the
+// machine keeps it in the object (its status, or an annotation).
+func MemoryOf(m *fsm.Machine, obj map[string]any) map[string]any { return memoryOf(m, obj) }
+
+// CompanionMemory returns the memory kept in a companion ConfigMap.
+func CompanionMemory(cm map[string]any) map[string]any {
+	data, _ := cm["data"].(map[string]any)
+	return decodeMemory(data["memory"])
+}
+
+// CompanionRef names the companion ConfigMap of the object ref of m.
+func CompanionRef(m *fsm.Machine, ref adapters.Ref) adapters.Ref { return companionRef(m, ref) }
+
 // memoryOf reads the memory of m from obj; a companion's memory is not in
 // obj, and reads as empty here.
 func memoryOf(m *fsm.Machine, obj map[string]any) map[string]any {

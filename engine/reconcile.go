@@ -235,8 +235,7 @@ func (r *Reconciliation) readCompanion(res adapters.Result) {
 	switch res.Outcome {
 	case adapters.OK:
 		r.companionFound = true
-		data, _ := res.Object["data"].(map[string]any)
-		r.remember(decodeMemory(data["memory"]))
+		r.remember(CompanionMemory(res.Object))
 	case adapters.NotFound:
 		r.remember(map[string]any{})
 	default:

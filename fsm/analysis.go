@@ -292,6 +292,9 @@ func (a *analyzer) cycles() {
 					continue
 				}
 				from := idx[s.Name]
+				if from == to && a.restingLoop(t, r) {
+					continue // the second time round it changes nothing: a rest
+				}
 				adj[from] = append(adj[from], edge{from: from, to: to, t: t, r: r})
 			}
 		}
@@ -694,4 +697,58 @@ func (a *analyzer) collect() {
 			}
 		}
 	}
+}
+
+// restingLoop reports whether a self-loop route of t is a rest the second
+// time it is taken in one reconcile: t makes no request, and nothing the
+// route writes reads the memory (status) or the observations, so it writes
+// the same again, and a transition that changes nothing is a rest.
+func (a *analyzer) restingLoop(t *Transition, r *Route) bool {
+	if len(t.Actions) > 0 {
+		return false
+	}
+	var ps []*Program
+	ps = append(ps, r.Message, r.ComputedReason)
+	for _, s := range r.Set {
+		ps = append(ps, s.Value)
+	}
+	for _, c := range r.Computed {
+		ps = append(ps, c.Status, c.Reason, c.Message)
+	}
+	if st := a.m.State(r.To); st != nil {
+		for _, s := range st.Set {
+			ps = append(ps, s.Value)
+		}
+		for _, c := range st.Computed {
+			ps = append(ps, c.Status, c.Reason, c.Message)
+		}
+	}
+	for _, p := range ps {
+		if p == nil {
+			continue
+		}
+		if p.Root() == nil {
+			return false
+		}
+		for name := range a.reads(p.Root(), map[string]bool{}) {
+			if name == "status" || name == "last" || a.obs[name] {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// reads returns the free identifiers of e, through the lets it reads.
+func (a *analyzer) reads(e celast.Expr, seen map[string]bool) map[string]bool {
+	out := freeIdents(e)
+	for name := range freeIdents(e) {
+		if l := a.lets[name]; l != nil && !seen[name] && l.Value != nil && l.Value.Root() != nil {
+			seen[name] = true
+			for n := range a.reads(l.Value.Root(), seen) {
+				out[n] = true
+			}
+		}
+	}
+	return out
 }

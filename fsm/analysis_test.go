@@ -268,11 +268,20 @@ transition "back" {
   when = "self.spec.back"
   to = A
 }`, "3: Unbounded cycle")
-	// A self-loop without a wait.
+	// A self-loop that changes nothing the second time round is a rest.
 	expect(t, `state "A" { initial = true }
 transition "spin" {
   from = [A]
   to = A
+  reason = "self.spec.?x.orValue('') == '' ? 'Quiet' : 'Loud'"
+  reasons = [Quiet, Loud]
+}`, "1: State with no way out")
+	// One that counts in status changes every time: a cycle.
+	expect(t, `state "A" { initial = true }
+transition "spin" {
+  from = [A]
+  to = A
+  set = { n = "status.?n.orValue(0) + 1" }
 }`, "1: State with no way out", "2: Unbounded cycle")
 	// Bounded by a counter, read through a let.
 	expect(t, `let "retries" {

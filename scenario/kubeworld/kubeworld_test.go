@@ -27,6 +27,7 @@ import (
 // server validates away) and are not listed.
 var scenarios = []string{
 	"../../examples/objectpatch/target-appears.scenario.hcl",
+	"../../examples/deployfreeze/freeze.scenario.hcl",
 	"../../spec/conformance/objectpatch/lifecycle.scenario.hcl",
 	"../../spec/conformance/objectpatch/drift-repair.scenario.hcl",
 	"../../spec/conformance/objectpatch/drift-report-only.scenario.hcl",
