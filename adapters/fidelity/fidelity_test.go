@@ -383,3 +383,45 @@ func TestShrinkFindsTheFewestSteps(t *testing.T) {
 		t.Errorf("shrunk to steps %v, want [1 6] (the create and the patch that writes k3)", ids)
 	}
 }
+
+// TestCatalogueCoversEveryCRD: every CRD of spec/crds is in Kinds, with
+// its scope and status subresource as the CRD declares them, so that a new
+// CRD cannot go unmeasured.
+func TestCatalogueCoversEveryCRD(t *testing.T) {
+	docs, err := CRDs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(docs) == 0 {
+		t.Fatal("no CRDs in spec/crds")
+	}
+	for _, crd := range docs {
+		spec, _ := crd["spec"].(map[string]any)
+		group, _ := spec["group"].(string)
+		names, _ := spec["names"].(map[string]any)
+		kind, _ := names["kind"].(string)
+		k := kindByName(kind)
+		if k == nil {
+			t.Errorf("CRD %s: kind %s is not in the catalogue (kinds.go)", metaString(crd, "name"), kind)
+			continue
+		}
+		versions, _ := spec["versions"].([]any)
+		served := false
+		for _, v := range versions {
+			m, _ := v.(map[string]any)
+			if name, _ := m["name"].(string); group+"/"+name == k.APIVersion {
+				served = true
+				_, hasStatus := m["subresources"].(map[string]any)["status"]
+				if hasStatus != k.Status {
+					t.Errorf("%s: the CRD's status subresource is %v, the catalogue says %v", kind, hasStatus, k.Status)
+				}
+			}
+		}
+		if !served {
+			t.Errorf("%s: the CRD serves no version %s", kind, k.APIVersion)
+		}
+		if (spec["scope"] == "Cluster") != k.Cluster {
+			t.Errorf("%s: the CRD's scope is %v, the catalogue says cluster-scoped %v", kind, spec["scope"], k.Cluster)
+		}
+	}
+}

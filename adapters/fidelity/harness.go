@@ -63,6 +63,12 @@ func (h *Harness) Run(ctx context.Context, steps []Step) (*Run, error) {
 		checks := compare(o, w)
 		for i, c := range checks {
 			checks[i].Downstream = down
+			if !c.Agree && c.Class == ClassOutcome {
+				checks[i].Notes = []string{"server: " + r.result(Server, o.Res[Server]), "sim: " + r.result(Sim, o.Res[Sim])}
+			}
+			for j, n := range checks[i].Notes {
+				checks[i].Notes[j] = strings.ReplaceAll(n, token, "$T")
+			}
 			if c.Agree || (c.Class != ClassOutcome && c.Class != ClassDeletion) {
 				continue
 			}

@@ -67,6 +67,9 @@ type Group struct {
 	seq       Sequence
 	stepID    int
 	firstDown bool
+	// Example are the notes of that occurrence (the messages, for an
+	// outcome; the values that differ, for the others).
+	Example []string
 	// Repro is its shrunk reproduction, when it was shrunk.
 	Repro []string
 }
@@ -132,12 +135,12 @@ func Measure(ctx context.Context, h *Harness, seed uint64, n, length int) (*Repo
 			}
 			g := groups[c.Signature]
 			if g == nil {
-				g = &Group{Signature: c.Signature, Class: c.Class, Allowed: allowed, seq: seq, stepID: c.Step, firstDown: c.Downstream}
+				g = &Group{Signature: c.Signature, Class: c.Class, Allowed: allowed, seq: seq, stepID: c.Step, firstDown: c.Downstream, Example: c.Notes}
 				groups[c.Signature] = g
 			}
 			if g.firstDown && !c.Downstream {
 				// reproduce the first occurrence that is not downstream
-				g.seq, g.stepID, g.firstDown = seq, c.Step, false
+				g.seq, g.stepID, g.firstDown, g.Example = seq, c.Step, false, c.Notes
 			}
 			g.Count++
 			if c.Downstream {
@@ -241,7 +244,7 @@ func (rep *Report) WriteGroups(w io.Writer) {
 			down = append(down, g)
 		}
 	}
-	section := func(title string, groups []*Group) {
+	section := func(title string, groups []*Group, examples bool) {
 		fmt.Fprintf(w, "%s: %d (count, of which downstream, in how many sequences, signature)\n", title, len(groups))
 		for _, g := range groups {
 			mark := ""
@@ -252,11 +255,23 @@ func (rep *Report) WriteGroups(w io.Writer) {
 			for _, l := range g.Repro {
 				fmt.Fprintf(w, "                   %s\n", l)
 			}
+			if g.Repro == nil && examples {
+				for i, l := range g.Example {
+					if i == 3 {
+						fmt.Fprintf(w, "                   … %d more\n", len(g.Example)-3)
+						break
+					}
+					if len(l) > 220 {
+						l = l[:220] + "…"
+					}
+					fmt.Fprintf(w, "                   %s\n", l)
+				}
+			}
 		}
 	}
-	section("disagreements", first)
+	section("disagreements", first, true)
 	fmt.Fprintln(w)
-	section("disagreements seen only downstream of an earlier one", down)
+	section("disagreements seen only downstream of an earlier one", down, false)
 	if rep.Allow != nil {
 		for _, e := range rep.Allow.Entries {
 			if e.Used == 0 {
