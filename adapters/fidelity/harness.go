@@ -3,6 +3,7 @@ package fidelity
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -64,7 +65,7 @@ func (h *Harness) Run(ctx context.Context, steps []Step) (*Run, error) {
 		for i, c := range checks {
 			checks[i].Downstream = down
 			if !c.Agree && c.Class == ClassOutcome {
-				checks[i].Notes = []string{"server: " + r.result(Server, o.Res[Server]), "sim: " + r.result(Sim, o.Res[Sim])}
+				checks[i].Notes = []string{"server: " + r.result(Server, o.Step, o.Res[Server]), "sim: " + r.result(Sim, o.Step, o.Res[Sim])}
 			}
 			for j, n := range checks[i].Notes {
 				checks[i].Notes[j] = strings.ReplaceAll(n, token, "$T")
@@ -114,11 +115,18 @@ func (r *Run) has(signature string) bool {
 	return false
 }
 
-// clean renders a server's or simulator's message with the run's token,
-// uids and generated names replaced, so that reports are the same on
-// every run.
-func (r *Run) clean(i int, msg string) string {
+// clean renders a server's or simulator's message about step st with the
+// run's token, uids and generated names replaced, so that reports are the
+// same on every run.
+func (r *Run) clean(i int, st Step, msg string) string {
 	sd := r.sides[i]
+	if st.Verb == adapters.Create && st.GenerateName {
+		// a name generated for a create that failed is known only from
+		// the message
+		prefix := generatePrefix(kindByName(st.Kind), sd.token)
+		re := regexp.MustCompile(regexp.QuoteMeta(prefix) + `[a-z0-9]{5}\b`)
+		msg = re.ReplaceAllString(msg, fmt.Sprintf("<gen:%d>", st.ID))
+	}
 	var olds []string
 	repl := map[string]string{}
 	for kn, g := range sd.genBy {
@@ -140,17 +148,27 @@ func (r *Run) clean(i int, msg string) string {
 		msg = strings.ReplaceAll(msg, o, repl[o])
 	}
 	msg = strings.ReplaceAll(msg, r.Token, "$T")
+	msg = strings.Join(strings.Fields(msg), " ") // one line
+	// an object quoted in a message carries the server's resourceVersion
+	// and times
+	msg = rvInMessage.ReplaceAllString(msg, "${1}<rv>")
+	msg = timeInMessage.ReplaceAllString(msg, "<time>")
 	if len(msg) > 400 {
 		msg = msg[:400] + "…"
 	}
 	return msg
 }
 
+var (
+	rvInMessage   = regexp.MustCompile(`(resourceVersion\\*"\s*:\s*\\*")[0-9]+`)
+	timeInMessage = regexp.MustCompile(`[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?Z`)
+)
+
 // Result renders one side's answer to one step: the outcome and, when it
 // is not ok, the message.
-func (r *Run) result(i int, res adapters.Result) string {
+func (r *Run) result(i int, st Step, res adapters.Result) string {
 	if res.Outcome == adapters.OK {
 		return "ok"
 	}
-	return string(res.Outcome) + ": " + r.clean(i, res.Message)
+	return string(res.Outcome) + ": " + r.clean(i, st, res.Message)
 }

@@ -301,7 +301,8 @@ var Kinds = []*Kind{
 			`{"spec":{"targetRef":{"apiVersion":"v1","kind":"ConfigMap","name":"cm-a"},"patch":{"data":{"x":"y"}}}}`,
 			`{"metadata":{"labels":{"app":"web"}},"spec":{"targetRef":{"apiVersion":"apps/v1","kind":"Deployment","name":"dep-a"},"patch":{"metadata":{"labels":{"managed-by":"kubex"}}},"retryAmount":5,"requeueInterval":"10m","drift":{}}}`,
 			`{"spec":{"targetRef":{"apiVersion":"apps/v1","kind":"Deployment","name":"dep-a"},"jsonPatch":[{"op":"replace","path":"/spec/template/spec/containers/@/image","selector":"item.name == 'app'","value":"nginx:1.27"}]}}`,
-			`{"spec":{"targetRef":{"apiVersion":"v1","kind":"ConfigMap","name":"cm-a"},"patch":{"data":{"x":"y"}},"extra":"pruned"},"unknownTop":1}`,
+			`{"spec":{"targetRef":{"apiVersion":"v1","kind":"ConfigMap","name":"cm-a"},"patch":{"data":{"x":"y"}},"extra":"pruned"}}`,
+			`{"spec":{"targetRef":{"apiVersion":"v1","kind":"ConfigMap","name":"cm-b"},"patch":{"data":{"x":"y"}}},"unknownTop":1}`,
 		),
 		Invalid: js(
 			`{"spec":{"patch":{"data":{"x":"y"}}}}`,

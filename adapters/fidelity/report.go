@@ -307,8 +307,8 @@ func Reproduce(ctx context.Context, h *Harness, seq Sequence, stepID int, signat
 	shown := false
 	for i, o := range run.Obs {
 		lines = append(lines, fmt.Sprintf("%2d. %s", i+1, o.Step.Describe()))
-		lines = append(lines, fmt.Sprintf("      server: %s", run.result(Server, o.Res[Server])))
-		lines = append(lines, fmt.Sprintf("      sim:    %s", run.result(Sim, o.Res[Sim])))
+		lines = append(lines, fmt.Sprintf("      server: %s", run.result(Server, o.Step, o.Res[Server])))
+		lines = append(lines, fmt.Sprintf("      sim:    %s", run.result(Sim, o.Step, o.Res[Sim])))
 		if shown {
 			continue
 		}
@@ -331,8 +331,8 @@ func (r *Run) Trace() []string {
 	var lines []string
 	for i, o := range r.Obs {
 		lines = append(lines, fmt.Sprintf("%2d. [step %d] %s", i+1, o.Step.ID, o.Step.Describe()))
-		lines = append(lines, fmt.Sprintf("      server: %s", r.result(Server, o.Res[Server])))
-		lines = append(lines, fmt.Sprintf("      sim:    %s", r.result(Sim, o.Res[Sim])))
+		lines = append(lines, fmt.Sprintf("      server: %s", r.result(Server, o.Step, o.Res[Server])))
+		lines = append(lines, fmt.Sprintf("      sim:    %s", r.result(Sim, o.Step, o.Res[Sim])))
 		for _, c := range r.Checks {
 			if c.Step != o.Step.ID || c.Agree {
 				continue

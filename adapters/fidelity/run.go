@@ -261,8 +261,8 @@ func (s *side) record(st Step, res adapters.Result) (obj *seen, items []*seen) {
 	for _, it := range items {
 		it.Norm, it.Managed = s.normalise(it.Raw)
 	}
-	if st.Verb == adapters.Get && res.Outcome == adapters.NotFound && st.Subresource == "" {
-		delete(s.objs, objKey(st.Kind, st.Slot))
+	if res.Outcome == adapters.NotFound && st.Verb != adapters.List && st.Verb != adapters.Create && st.Subresource == "" {
+		delete(s.objs, objKey(st.Kind, st.Slot)) // it is gone on this side
 	}
 	return obj, items
 }
