@@ -64,6 +64,16 @@ func (h *Harness) Run(ctx context.Context, steps []Step) (*Run, error) {
 		checks := compare(o, w)
 		for i, c := range checks {
 			checks[i].Downstream = down
+			if !c.Agree && c.Class == ClassDeletion && !down {
+				// downstream when every object read back differently
+				// already differed before
+				checks[i].Downstream = true
+				for _, p := range o.Probes {
+					if probeState(p.Res[Server]) != probeState(p.Res[Sim]) && !diverged[p.Key] {
+						checks[i].Downstream = false
+					}
+				}
+			}
 			if !c.Agree && c.Class == ClassOutcome {
 				checks[i].Notes = []string{"server: " + r.result(Server, o.Step, o.Res[Server]), "sim: " + r.result(Sim, o.Step, o.Res[Sim])}
 			}

@@ -314,6 +314,10 @@ func Reproduce(ctx context.Context, h *Harness, seq Sequence, stepID int, signat
 		}
 		for _, c := range run.Checks {
 			if c.Step == o.Step.ID && !c.Agree && c.Signature == signature {
+				if c.Class == ClassOutcome {
+					shown = true // the answers above are the notes
+					break
+				}
 				for _, n := range c.Notes {
 					lines = append(lines, "      "+strings.ReplaceAll(n, run.Token, "$T"))
 				}
