@@ -313,10 +313,16 @@ func TestAllowlistAndThresholdFiles(t *testing.T) {
 			t.Errorf("line %d: no reason", e.Line)
 		}
 	}
-	for _, c := range Classes {
-		if th[c] <= 0 && c != ClassManaged {
-			t.Logf("class %s has no threshold above 0", c)
+	for _, e := range al.Entries {
+		if al.Match(e.Pattern) == nil && !strings.Contains(e.Pattern, "*") {
+			t.Errorf("line %d: pattern %q does not match itself", e.Line, e.Pattern)
 		}
+	}
+	if _, ok := th[ClassOutcome]; !ok {
+		t.Error("no outcome threshold")
+	}
+	if _, err := ParseAllowlist([]byte("outcome *\n")); err == nil {
+		t.Error("an entry without a reason is accepted")
 	}
 	if !glob("outcome * Job: server *, sim ok", "outcome create Job: server invalid, sim ok") {
 		t.Error("glob does not match")

@@ -26,9 +26,6 @@ type Kind struct {
 	StatusBodies []any
 }
 
-// Ref of the kind, for messages.
-func (k *Kind) String() string { return k.APIVersion + " " + k.Kind }
-
 func js(texts ...string) []any {
 	out := make([]any, len(texts))
 	for i, t := range texts {
