@@ -4,7 +4,7 @@ GO       ?= go
 FUZZTIME ?= 10s
 SCENARIO ?= examples/objectpatch/target-appears.scenario.hcl
 
-.PHONY: all build run sim test unit scenarios fuzz vet fmt-check bench soak
+.PHONY: all build run sim test unit scenarios fuzz vet fmt-check bench soak fidelity
 
 all: build
 
@@ -33,6 +33,21 @@ test: fmt-check vet controlplane
 	STATECRAFT_REQUIRE_CONTROLPLANE=1 $(GO) test -count=1 ./...
 	$(MAKE) fuzz
 	$(GO) run ./cmd/statecraft test examples spec
+
+# How faithfully the simulator answers as kube-apiserver does (issue 22):
+# the differential test of adapters/fidelity over a larger run than the one
+# make test holds at its thresholds. It prints the agreement per class and
+# per kind, every distinct disagreement, and the shrunk reproduction of the
+# most frequent ones of each class (FIDELITY_SHRINK per class; -1: all);
+# FIDELITY.md records its figures. Same seed, same report.
+FIDELITY_SEED      ?= 1
+FIDELITY_SEQUENCES ?= 150
+FIDELITY_LENGTH    ?= 40
+FIDELITY_SHRINK    ?= 5
+fidelity: controlplane
+	STATECRAFT_REQUIRE_CONTROLPLANE=1 $(GO) test -count=1 -v -timeout 60m -run '^TestFidelity$$' ./adapters/fidelity/ -args \
+		-fidelity.seed=$(FIDELITY_SEED) -fidelity.sequences=$(FIDELITY_SEQUENCES) -fidelity.length=$(FIDELITY_LENGTH) \
+		-fidelity.shrink=$(FIDELITY_SHRINK) -fidelity.enforce=false -fidelity.report=-
 
 vet:
 	$(GO) vet ./...
