@@ -3,6 +3,7 @@ module github.com/statecraft/statecraft
 go 1.26.0
 
 require (
+	github.com/aymanbagabas/go-udiff v0.4.2
 	github.com/cockroachdb/datadriven v1.0.3
 	github.com/evanphx/json-patch/v5 v5.9.11
 	github.com/go-logr/logr v1.4.3
