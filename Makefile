@@ -4,7 +4,7 @@ GO       ?= go
 FUZZTIME ?= 10s
 SCENARIO ?= examples/objectpatch/target-appears.scenario.hcl
 
-.PHONY: all build run sim test unit scenarios fuzz vet fmt-check bench soak
+.PHONY: all build run sim test unit scenarios fuzz vet fmt-check tidy-check hcl-fmt-check hygiene bench soak
 
 all: build
 
@@ -29,13 +29,26 @@ sim:
 # into bin/ on first use, so the Kubernetes adapter tests run against a real
 # API server; STATECRAFT_REQUIRE_CONTROLPLANE=1 makes a missing binary a
 # failure instead of a skip.
-test: fmt-check vet controlplane
+test: hygiene vet controlplane
 	STATECRAFT_REQUIRE_CONTROLPLANE=1 $(GO) test -count=1 ./...
 	$(MAKE) fuzz
 	$(GO) run ./cmd/statecraft test examples spec
 
 vet:
 	$(GO) vet ./...
+
+# The checks CI runs before the tests: Go formatting, go.mod and go.sum as
+# `go mod tidy` leaves them (the root module and each module under hack/),
+# and every shipped rule and scenario file in `statecraft fmt`'s layout.
+hygiene: fmt-check tidy-check hcl-fmt-check
+
+tidy-check:
+	$(GO) mod tidy -diff
+	@for d in hack/controlplane hack/etcd hack/kwok; do \
+		echo "(cd $$d && go mod tidy -diff)"; (cd $$d && GOWORK=off $(GO) mod tidy -diff) || exit 1; done
+
+hcl-fmt-check:
+	$(GO) run ./cmd/statecraft fmt -check rules/policies examples spec
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
