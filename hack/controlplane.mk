@@ -59,7 +59,7 @@ CONTROLPLANE_GOENV := GOWORK=off GOFLAGS=-mod=readonly CGO_ENABLED=0
 controlplane: bin/kube-apiserver bin/etcd
 
 ## cluster: the control plane plus kube-controller-manager, kube-scheduler and kwok
-cluster: controlplane bin/kube-controller-manager bin/kube-scheduler bin/kwok
+cluster: controlplane bin/kube-controller-manager bin/kube-scheduler bin/kwok bin/kwok-stages.yaml
 
 # Each binary depends on a stamp named after its version: the stamp of the
 # version built is older than the binary, so a present binary is skipped, and
@@ -100,6 +100,20 @@ bin/kwok: bin/.kwok-$(KWOK_VERSION).version
 		-o $(CONTROLPLANE_ROOT)/bin/kwok.tmp sigs.k8s.io/kwok/cmd/kwok
 	mv -f $(CONTROLPLANE_ROOT)/bin/kwok.tmp $(CONTROLPLANE_ROOT)/bin/kwok
 
+# kwok's default stages (a node that turns Ready and keeps its Lease, pods
+# that turn Running and Ready, complete, and go when deleted), taken from the
+# same module version as the binary: kwokctl writes them into its clusters'
+# configuration; a kwok run on its own needs them in --config.
+KWOK_STAGES := kustomize/stage/node/fast/node-initialize.yaml \
+	kustomize/stage/node/heartbeat-with-lease/node-heartbeat-with-lease.yaml \
+	kustomize/stage/pod/fast/pod-ready.yaml kustomize/stage/pod/fast/pod-complete.yaml \
+	kustomize/stage/pod/fast/pod-delete.yaml
+bin/kwok-stages.yaml: bin/.kwok-$(KWOK_VERSION).version
+	@mkdir -p $(CONTROLPLANE_ROOT)/bin
+	cd $(CONTROLPLANE_MK_DIR)/kwok && dir=$$(GOWORK=off GOFLAGS=-mod=readonly $(CONTROLPLANE_GO) mod download -json sigs.k8s.io/kwok | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$$/\1/p') && \
+		test -n "$$dir" && for f in $(KWOK_STAGES); do echo "---"; cat "$$dir/$$f"; done > $(CONTROLPLANE_ROOT)/$@.tmp
+	mv -f $(CONTROLPLANE_ROOT)/$@.tmp $(CONTROLPLANE_ROOT)/$@
+
 bin/etcd: bin/.etcd-$(ETCD_VERSION).version
 	@mkdir -p $(CONTROLPLANE_ROOT)/bin
 	@echo "building etcd $(ETCD_VERSION) from source"
@@ -117,7 +131,7 @@ controlplane-versions: controlplane
 
 ## controlplane-clean: remove the built control-plane binaries
 controlplane-clean:
-	cd $(CONTROLPLANE_ROOT)/bin && rm -f kube-apiserver etcd kube-controller-manager kube-scheduler kwok \
+	cd $(CONTROLPLANE_ROOT)/bin && rm -f kube-apiserver etcd kube-controller-manager kube-scheduler kwok kwok-stages.yaml \
 		kube-apiserver.tmp etcd.tmp kube-controller-manager.tmp kube-scheduler.tmp kwok.tmp \
 		.kube-apiserver-*.version .etcd-*.version .kube-controller-manager-*.version \
 		.kube-scheduler-*.version .kwok-*.version
