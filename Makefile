@@ -10,8 +10,15 @@ all: build
 
 include hack/controlplane.mk
 
+# The version stamped into the binary (`statecraft version`) and the image
+# tag: the nearest v* tag, else the commit, with -dirty for local changes.
+VERSION ?= $(shell git describe --tags --always --dirty --match 'v*' 2>/dev/null || echo dev)
+COMMIT  ?= $(shell git rev-parse HEAD 2>/dev/null)
+LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
+
+# bin/statecraft: static (CGO_ENABLED=0), stamped with VERSION and COMMIT.
 build:
-	$(GO) build -o bin/statecraft ./cmd/statecraft
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/statecraft ./cmd/statecraft
 
 # The main job: a local control plane (kube-apiserver and etcd, built from
 # source into bin/ the first time) with the CRDs installed and the engine
