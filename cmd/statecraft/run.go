@@ -19,7 +19,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/statecraft/statecraft/adapters"
 	"github.com/statecraft/statecraft/adapters/kube"
@@ -32,7 +31,8 @@ import (
 
 // runFlags are the flags shared by run, plan and dev.
 type runFlags struct {
-	kubeconfig  string
+	kube        kubeFlags
+	contextName string // the kubeconfig context, for messages; "" for dev
 	rules       []string
 	params      []string
 	namespace   string
@@ -58,7 +58,7 @@ func (f *runFlags) register(cmd *cobra.Command, server bool) {
 	}
 	cmd.Flags().StringVar(&f.shard, "shard", "", "I/N: drive only the objects whose stable hash of namespace/name mod N is I")
 	cmd.Flags().BoolVar(&f.leaderElect, "leader-elect", false, "run only while holding a Lease")
-	cmd.Flags().StringVar(&f.leaseNS, "leader-election-namespace", "statecraft-system", "namespace of the Lease")
+	cmd.Flags().StringVar(&f.leaseNS, "leader-election-namespace", "", "namespace of the Lease (default: $POD_NAMESPACE, else the pod's own namespace, else statecraft-system)")
 	cmd.Flags().StringVar(&f.leaseName, "leader-election-name", "statecraft", "name of the Lease (add the shard to it when sharding)")
 	cmd.Flags().StringVar(&f.metricsAddr, "metrics-addr", "", "serve Prometheus metrics on this address (e.g. :8080)")
 	cmd.Flags().StringVar(&f.healthAddr, "health-addr", "", "serve /healthz and /readyz on this address (e.g. :8081)")
@@ -70,18 +70,6 @@ func (f *runFlags) logger(w io.Writer) *slog.Logger {
 		return slog.New(slog.NewJSONHandler(w, nil))
 	}
 	return slog.New(slog.NewTextHandler(w, nil))
-}
-
-// restConfig reads --kubeconfig, else $KUBECONFIG, else the in-cluster
-// configuration.
-func restConfig(path string) (*rest.Config, error) {
-	if path == "" {
-		path = os.Getenv("KUBECONFIG")
-	}
-	if path != "" {
-		return clientcmd.BuildConfigFromFlags("", path)
-	}
-	return rest.InClusterConfig()
 }
 
 func parseShard(s string) (int, int, error) {
@@ -100,7 +88,7 @@ func parseShard(s string) (int, int, error) {
 // servedMachines loads the rule files (or every shipped policy) with the
 // --param values, and keeps the machines whose kinds the server serves;
 // with explicit --rules an unserved kind is an error.
-func servedMachines(ctx context.Context, refs, paramFlags []string, api adapters.API, log *slog.Logger, stderr io.Writer) ([]*fsm.Machine, error) {
+func servedMachines(ctx context.Context, host string, refs, paramFlags []string, api adapters.API, log *slog.Logger, stderr io.Writer) ([]*fsm.Machine, error) {
 	params, err := parseParams(paramFlags)
 	if err != nil {
 		return nil, err
@@ -127,23 +115,30 @@ func servedMachines(ctx context.Context, refs, paramFlags []string, api adapters
 		return nil, err
 	}
 	var out []*fsm.Machine
+	var skipped, missing []string
 	for _, m := range ms {
 		served := true
 		for _, r := range m.Resources {
 			if api.Scope(ctx, r.APIVersion, r.Kind) == adapters.Unknown {
 				served = false
+				missing = append(missing, r.Kind+" ("+r.APIVersion+")")
 				if explicit {
-					return nil, fmt.Errorf("machine %s binds %s %s, which the server does not serve (install its CRD)", m.Name, r.APIVersion, r.Kind)
+					return nil, fmt.Errorf("machine %s drives %s %s, which the API server at %s does not serve: install its CRD (spec/crds)", m.Name, r.APIVersion, r.Kind, host)
 				}
-				log.Info("skipping machine: its CRD is not installed", "machine", m.Name, "kind", r.Kind)
 			}
 		}
 		if served {
 			out = append(out, m)
+		} else {
+			skipped = append(skipped, m.Name)
 		}
 	}
 	if len(out) == 0 {
-		return nil, errors.New("no machine to run: install a CRD of a shipped policy, or pass --rules")
+		return nil, fmt.Errorf("the API server at %s serves none of the kinds the shipped policies drive (%s): install their CRDs "+
+			"(kubectl apply --server-side -f spec/crds, or the chart's crds/), or pass --rules", host, strings.Join(missing, ", "))
+	}
+	if len(skipped) > 0 {
+		log.Info("not running the machines whose CRDs are not installed", "machines", strings.Join(skipped, ","), "kinds", strings.Join(missing, ","))
 	}
 	return out, nil
 }
@@ -172,11 +167,14 @@ func serve(addr string, h http.Handler, log *slog.Logger) (func(), error) {
 // runController builds and runs a controller until ctx ends.
 func runController(ctx context.Context, cfg *rest.Config, f *runFlags, stdout, stderr io.Writer) error {
 	log := f.logger(stderr)
+	if err := checkServer(ctx, cfg, f.contextName); err != nil {
+		return err
+	}
 	client, err := kube.New(cfg, kube.Options{})
 	if err != nil {
 		return err
 	}
-	ms, err := servedMachines(ctx, f.rules, f.params, client, log, stderr)
+	ms, err := servedMachines(ctx, cfg.Host, f.rules, f.params, client, log, stderr)
 	if err != nil {
 		return err
 	}
@@ -221,7 +219,7 @@ func runController(ctx context.Context, cfg *rest.Config, f *runFlags, stdout, s
 	if f.leaderElect {
 		host, _ := os.Hostname()
 		return ctrl.RunElected(ctx, controller.LeaderElection{
-			Namespace: f.leaseNS, Name: f.leaseName, Identity: fmt.Sprintf("%s_%d", host, os.Getpid()),
+			Namespace: leaseNamespace(f.leaseNS), Name: f.leaseName, Identity: fmt.Sprintf("%s_%d", host, os.Getpid()),
 		})
 	}
 	return ctrl.Run(ctx)
@@ -234,16 +232,17 @@ func runCmd(stdout, stderr io.Writer) *cobra.Command {
 		Short: "Run the engine as a controller against a Kubernetes API server",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := restConfig(f.kubeconfig)
+			cfg, err := f.kube.restConfig()
 			if err != nil {
-				return fmt.Errorf("kubeconfig: %w", err)
+				return err
 			}
+			f.contextName = f.kube.contextName()
 			ctx, cancel := signalContext()
 			defer cancel()
 			return runController(ctx, cfg, f, stdout, stderr)
 		},
 	}
-	cmd.Flags().StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig file (default: $KUBECONFIG, else in-cluster)")
+	f.kube.register(cmd)
 	f.register(cmd, true)
 	return cmd
 }
@@ -256,16 +255,17 @@ func planCmd(stdout, stderr io.Writer) *cobra.Command {
 		Short: "Decide once for every object and print the transitions and writes that would happen; write nothing",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := restConfig(f.kubeconfig)
+			cfg, err := f.kube.restConfig()
 			if err != nil {
-				return fmt.Errorf("kubeconfig: %w", err)
+				return err
 			}
+			f.contextName = f.kube.contextName()
 			ctx, cancel := context.WithTimeout(context.Background(), timeout)
 			defer cancel()
 			return planOnce(ctx, cfg, f, stdout, stderr)
 		},
 	}
-	cmd.Flags().StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig file (default: $KUBECONFIG, else in-cluster)")
+	f.kube.register(cmd)
 	cmd.Flags().DurationVar(&timeout, "timeout", 5*time.Minute, "give up after this long")
 	f.register(cmd, false)
 	return cmd
@@ -274,11 +274,14 @@ func planCmd(stdout, stderr io.Writer) *cobra.Command {
 // planOnce runs a shadow controller until every object was decided once.
 func planOnce(ctx context.Context, cfg *rest.Config, f *runFlags, stdout, stderr io.Writer) error {
 	log := f.logger(io.Discard)
+	if err := checkServer(ctx, cfg, f.contextName); err != nil {
+		return err
+	}
 	client, err := kube.New(cfg, kube.Options{})
 	if err != nil {
 		return err
 	}
-	ms, err := servedMachines(ctx, f.rules, f.params, client, log, stderr)
+	ms, err := servedMachines(ctx, cfg.Host, f.rules, f.params, client, log, stderr)
 	if err != nil {
 		return err
 	}
