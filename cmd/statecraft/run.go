@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
 
 	"github.com/statecraft/statecraft/adapters"
 	"github.com/statecraft/statecraft/adapters/kube"
@@ -65,11 +66,18 @@ func (f *runFlags) register(cmd *cobra.Command, server bool) {
 	cmd.Flags().BoolVar(&f.dryRun, "dry-run", false, "shadow mode: decide for every object and print what would be done; write nothing")
 }
 
+// logger is the command's logger, in --log-format. client-go's own lines
+// (leader election, reflectors, the event broadcaster: klog) go through it
+// too, so that --log-format=json output is JSON throughout.
 func (f *runFlags) logger(w io.Writer) *slog.Logger {
+	var log *slog.Logger
 	if f.logFormat == "json" {
-		return slog.New(slog.NewJSONHandler(w, nil))
+		log = slog.New(slog.NewJSONHandler(w, nil))
+	} else {
+		log = slog.New(slog.NewTextHandler(w, nil))
 	}
-	return slog.New(slog.NewTextHandler(w, nil))
+	klog.SetSlogLogger(log)
+	return log
 }
 
 func parseShard(s string) (int, int, error) {
@@ -166,6 +174,9 @@ func serve(addr string, h http.Handler, log *slog.Logger) (func(), error) {
 
 // runController builds and runs a controller until ctx ends.
 func runController(ctx context.Context, cfg *rest.Config, f *runFlags, stdout, stderr io.Writer) error {
+	if f.logFormat != "text" && f.logFormat != "json" {
+		return fmt.Errorf("--log-format %q: want text or json", f.logFormat)
+	}
 	log := f.logger(stderr)
 	if err := checkServer(ctx, cfg, f.contextName); err != nil {
 		return err
@@ -186,13 +197,14 @@ func runController(ctx context.Context, cfg *rest.Config, f *runFlags, stdout, s
 	if f.dryRun {
 		opts.Shadow = stdout
 	} else {
-		opts.Events = kube.NewEvents(client, "statecraft", time.Now)
+		opts.Events = kube.NewEvents(client, "statecraft", nil)
+		defer opts.Events.Shutdown()
 	}
 	ctrl, err := controller.New(client, ms, opts)
 	if err != nil {
 		return err
 	}
-	stopMetrics, err := serve(f.metricsAddr, promhttp.HandlerFor(ctrl.Metrics().Registry, promhttp.HandlerOpts{}), log)
+	stopMetrics, err := serve(f.metricsAddr, promhttp.HandlerFor(ctrl.Metrics().Gatherer(), promhttp.HandlerOpts{}), log)
 	if err != nil {
 		return err
 	}
