@@ -630,7 +630,7 @@ func container(t *testing.T, all objects) map[string]any {
 func TestDeployment(t *testing.T) {
 	c := container(t, index(t, "examples/deploy", examples(t)))
 	args, _, _ := unstructured.NestedStringSlice(c, "args")
-	if want := []string{"run", "--leader-elect", "--metrics-addr=:8080"}; !slices.Equal(args, want) {
+	if want := []string{"run", "--leader-elect", "--metrics-addr=:8080", "--health-addr=:8081"}; !slices.Equal(args, want) {
 		t.Errorf("args %v, want %v", args, want)
 	}
 	for _, p := range []struct{ probe, path string }{{"livenessProbe", "/healthz"}, {"readinessProbe", "/readyz"}} {
