@@ -199,3 +199,22 @@ func TestMissingCRDs(t *testing.T) {
 		t.Errorf("plan --rules objectpatch without its CRD: exit %d, %q", code, errOut)
 	}
 }
+
+// TestLeaseNamespace: the flag, else $POD_NAMESPACE, else (outside a pod)
+// statecraft-system.
+func TestLeaseNamespace(t *testing.T) {
+	t.Setenv("POD_NAMESPACE", "ops-system")
+	if got := leaseNamespace(""); got != "ops-system" {
+		t.Errorf("with POD_NAMESPACE: %q", got)
+	}
+	if got := leaseNamespace("elsewhere"); got != "elsewhere" {
+		t.Errorf("the flag over POD_NAMESPACE: %q", got)
+	}
+	os.Unsetenv("POD_NAMESPACE")
+	if _, err := os.Stat("/var/run/secrets/kubernetes.io/serviceaccount/namespace"); err == nil {
+		t.Skip("running in a pod")
+	}
+	if got := leaseNamespace(""); got != "statecraft-system" {
+		t.Errorf("neither: %q", got)
+	}
+}

@@ -211,7 +211,14 @@ func runController(ctx context.Context, cfg *rest.Config, f *runFlags, stdout, s
 	defer stopMetrics()
 	health := http.NewServeMux()
 	health.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok") })
+	// Ready: the informers synced; or, electing a leader, a standby
+	// replica waiting for the Lease (it is healthy, and a Deployment of two
+	// replicas must become Available).
 	health.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
+		if f.leaderElect && !ctrl.Leading() {
+			io.WriteString(w, "ok: standby, waiting for the lease")
+			return
+		}
 		if !ctrl.Synced() {
 			http.Error(w, "informers not synced", http.StatusServiceUnavailable)
 			return

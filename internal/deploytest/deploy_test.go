@@ -228,6 +228,11 @@ func render(t testing.TB, set map[string]any) objects {
 }
 
 func renderList(ch *chart.Chart, set map[string]any) ([]*unstructured.Unstructured, error) {
+	return renderRelease(ch, releaseName, namespace, set)
+}
+
+// renderRelease renders the chart as release name in namespace ns.
+func renderRelease(ch *chart.Chart, name, ns string, set map[string]any) ([]*unstructured.Unstructured, error) {
 	vals := map[string]any{}
 	for path, v := range set {
 		m := vals
@@ -246,8 +251,8 @@ func renderList(ch *chart.Chart, set map[string]any) ([]*unstructured.Unstructur
 	inst.DryRun = true
 	inst.ClientOnly = true
 	inst.Replace = true
-	inst.ReleaseName = releaseName
-	inst.Namespace = namespace
+	inst.ReleaseName = name
+	inst.Namespace = ns
 	rel, err := inst.Run(ch, vals)
 	if err != nil {
 		return nil, fmt.Errorf("render with %v: %w", set, err)
