@@ -38,12 +38,16 @@ image:
 		-tar ../../bin/statecraft-image.tar -layout ../../bin/statecraft-image \
 		-version $(VERSION) -revision '$(COMMIT)' -created $(SOURCE_DATE_EPOCH) -arch $(IMAGE_ARCH) $(foreach t,$(IMAGE_TAGS),-tag $(t))
 
-# The main job: a local control plane (kube-apiserver and etcd, built from
-# source into bin/ the first time) with the CRDs installed and the engine
-# running against it; apply the examples with kubectl (the command prints
-# how). Ctrl-C stops it all.
-run: controlplane
-	$(GO) run ./cmd/statecraft dev
+# The main job: a local cluster (etcd, kube-apiserver, kube-controller-manager,
+# kube-scheduler and a kwok node, built from source into bin/ the first time)
+# with the CRDs installed and the engine running against it; apply the
+# examples with kubectl (the command prints how). Ctrl-C stops it all, and
+# make with it, cleanly: the built binary replaces the recipe's shell (exec),
+# so the exit status make sees is statecraft's own. DEV_FLAGS passes flags,
+# e.g. make run DEV_FLAGS=--data-dir=bin/dev-data to keep the cluster's state.
+DEV_FLAGS ?=
+run: cluster build
+	exec bin/statecraft dev $(DEV_FLAGS)
 
 # The same lifecycle on the built-in simulated cluster: the example
 # simulation, printed as a trace, in a second.

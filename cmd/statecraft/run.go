@@ -336,11 +336,24 @@ func planOnce(ctx context.Context, cfg *rest.Config, f *runFlags, stdout, stderr
 
 func devCmd(stdout, stderr io.Writer) *cobra.Command {
 	f := &runFlags{}
-	var kubeconfigOut, crdsFlag string
+	var kubeconfigOut, crdsFlag, dataDir string
+	var controllers bool
 	cmd := &cobra.Command{
 		Use:   "dev",
-		Short: "Start a local control plane (kube-apiserver and etcd from bin/), install the CRDs, and run the engine against it",
-		Args:  cobra.NoArgs,
+		Short: "Start a local cluster (etcd, kube-apiserver, kube-controller-manager, kube-scheduler and a kwok node, from bin/), install the CRDs, and run the engine against it",
+		Long: `Start a local cluster from the binaries in bin/ (make cluster builds them):
+etcd and kube-apiserver; kube-controller-manager (garbage collector, namespace
+controller, workload controllers); kube-scheduler; and kwok, which stands in
+for the kubelet of one fake node, kwok-node-0, where scheduled pods become
+Running and Ready without running anything. Install the CRDs, write an admin
+kubeconfig, and run the engine against the cluster until SIGINT or SIGTERM.
+
+Everything it starts stops with it, however it ends: on SIGINT or SIGTERM in
+order; if it is killed (SIGKILL), the kernel ends the controllers and a
+janitor process ends etcd and kube-apiserver and removes the temporary
+folders. The cluster's state is lost when it stops, unless --data-dir keeps
+etcd's data (and the logs) in a folder for the next start.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx, cancel := signalContext()
 			defer cancel()
@@ -363,25 +376,44 @@ func devCmd(stdout, stderr io.Writer) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintln(stderr, "starting kube-apiserver and etcd ...")
-			cp, err := controlplane.Start(ctx, controlplane.Options{CRDDirs: []string{crdDir}, KubeconfigPath: abs})
+			parts := "etcd and kube-apiserver"
+			if controllers {
+				parts = "etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok"
+			}
+			fmt.Fprintf(stderr, "starting %s ...\n", parts)
+			cp, err := controlplane.Start(ctx, controlplane.Options{CRDDirs: []string{crdDir}, KubeconfigPath: abs, Controllers: controllers, DataDir: dataDir})
 			if err != nil {
+				if ctx.Err() != nil {
+					return nil // interrupted while starting; what started is stopped
+				}
 				if errors.Is(err, controlplane.ErrMissingBinaries) {
+					if controllers {
+						return fmt.Errorf("%w (build them with: make cluster; or run without the controllers: --controllers=false after make controlplane)", err)
+					}
 					return fmt.Errorf("%w (build them with: make controlplane)", err)
 				}
 				return err
 			}
 			defer cp.Stop()
-			fmt.Fprintf(stdout, `A local control plane is running, with the statecraft CRDs installed:
+			state := "State is lost when this stops (keep it with --data-dir DIR)."
+			if dataDir != "" {
+				state = "State is kept in " + dataDir + " for the next start."
+			}
+			node := ""
+			if controllers {
+				node = fmt.Sprintf("\nPods are scheduled on the fake node %s, where kwok makes them Running and Ready\n(nothing runs: no images are pulled, no containers start). Logs of the\ncontrollers: %s\n", controlplane.NodeName, cp.LogDir)
+			}
+			fmt.Fprintf(stdout, `A local cluster is running (%s), with the statecraft CRDs installed:
   %s
-
+%s
 In another shell:
   export KUBECONFIG=%s
   kubectl apply -f examples/objectpatch/namespace.yaml -f examples/objectpatch/deployment.yaml -f examples/objectpatch/deployment-patch.yaml
   kubectl get objectpatch -n patches-demo -w
 
-Press Ctrl-C to stop the engine and the control plane.
-`, strings.Join(cp.CRDs, "\n  "), abs)
+%s
+Press Ctrl-C to stop the engine and the cluster.
+`, parts, strings.Join(cp.CRDs, "\n  "), node, abs, state)
 			err = runController(ctx, cp.Config, f, stdout, stderr)
 			if ctx.Err() != nil {
 				return nil
@@ -391,6 +423,8 @@ Press Ctrl-C to stop the engine and the control plane.
 	}
 	cmd.Flags().StringVar(&kubeconfigOut, "kubeconfig-out", "", "where to write the admin kubeconfig (default bin/kubeconfig)")
 	cmd.Flags().StringVar(&crdsFlag, "crds", "", "folder of CRD manifests to install (default: spec/crds, or the CRDs built into the binary)")
+	cmd.Flags().StringVar(&dataDir, "data-dir", "", "keep etcd's data and the controllers' logs in this folder across restarts (default: a temporary folder, removed on exit)")
+	cmd.Flags().BoolVar(&controllers, "controllers", true, "also run kube-controller-manager, kube-scheduler and kwok (false: etcd and kube-apiserver only)")
 	f.register(cmd, true)
 	return cmd
 }

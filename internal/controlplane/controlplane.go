@@ -271,7 +271,7 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 		tick := time.NewTicker(50 * time.Millisecond)
 		defer tick.Stop()
 		for {
-			for _, pid := range childrenIn(work) {
+			for _, pid := range childrenIn(work, etcdDir) {
 				if !seen[pid] {
 					seen[pid] = true
 					jan.process(pid)
@@ -294,7 +294,7 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 		}
 	}
 	close(watching)
-	for _, pid := range childrenIn(work) {
+	for _, pid := range childrenIn(work, etcdDir) {
 		jan.process(pid)
 	}
 	if res.err != nil {

@@ -108,10 +108,10 @@ func (j *janitor) done() {
 }
 
 // childrenIn returns the pids of this process's children whose command line
-// mentions dir: the processes envtest started for a control plane whose
-// folders are below dir (it does not say their pids). Linux only; elsewhere
-// nil.
-func childrenIn(dir string) []int {
+// mentions one of dirs: the processes envtest started for a control plane
+// whose folders are below them (it does not say their pids). Linux only;
+// elsewhere nil.
+func childrenIn(dirs ...string) []int {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil
@@ -138,8 +138,14 @@ func childrenIn(dir string) []int {
 			continue
 		}
 		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err == nil && strings.Contains(string(cmdline), dir) {
-			out = append(out, pid)
+		if err != nil {
+			continue
+		}
+		for _, dir := range dirs {
+			if strings.Contains(string(cmdline), dir) {
+				out = append(out, pid)
+				break
+			}
 		}
 	}
 	return out
