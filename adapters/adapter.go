@@ -1,16 +1,9 @@
-// Package adapters defines the one interface through which the engine reaches a
-// Kubernetes API: a Cluster that carries out Requests and answers with classified
-// Results. It owns the vocabulary shared by every adapter (Ref, Verb, Outcome,
-// Request, Result) and nothing else.
-//
-// The engine never imports an adapter; an adapter never decides what a lifecycle
-// does. adapters/sim implements Cluster in memory with a virtual clock;
-// adapters/kube implements it on client-go against a real API server.
 package adapters
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 )
 
@@ -94,14 +87,13 @@ type Request struct {
 	Ref         Ref
 	Subresource string    // "" or "status"
 	PatchType   PatchType // for Patch
-	// Body is the JSON content: the object for Create/Update, the patch for
-	// Patch. A merge patch may come as Patch instead (see Payload).
-	Body []byte
-	// Patch, when set for a merge patch, is the patch as a value (Body,
-	// when also set, is its JSON): the engine builds its merge patches so.
-	// An API may merge it without encoding and decoding it (the simulator
-	// does, when it is canonical); it must not change or keep it.
-	Patch  map[string]any
+	// Body is the request's content as a canonical JSON value (package
+	// jsonvalue: map[string]any, []any, string, bool, nil, int64, float64):
+	// the object for Create and Update, the patch for Patch (an object for
+	// a merge patch or an applied configuration, a list of operations for
+	// a JSON patch). The caller must not change it while the request is
+	// carried out; the API must neither change it nor keep it.
+	Body   any
 	DryRun bool
 	// Identity, when set, is the user the request impersonates; empty means the
 	// engine's own service account.
@@ -114,25 +106,25 @@ type Request struct {
 	Propagation string
 }
 
-// Payload returns the request's JSON content: Body, or Patch encoded when
-// the request carries the patch as a value only.
+// Payload returns the request's Body encoded as JSON (nil without a body).
 func (r Request) Payload() ([]byte, error) {
-	if r.Body != nil || r.Patch == nil {
-		return r.Body, nil
+	switch r.Body.(type) {
+	case nil:
+		return nil, nil
+	case []byte, json.RawMessage:
+		return nil, errors.New("the request body is JSON text, not a JSON value")
 	}
-	return json.Marshal(r.Patch)
+	return json.Marshal(r.Body)
 }
 
-// Result is the answer to one Request.
+// Result is the answer to one Request. Object and Items are canonical JSON
+// values (package jsonvalue) that the API may share with other readers:
+// the caller must not change them.
 type Result struct {
 	Outcome Outcome
 	Object  map[string]any   // the object after the request (Get, Create, Update, Patch)
 	Items   []map[string]any // for List, sorted by namespace then name
-	// Canonical is set when Object and Items are canonical JSON values
-	// (jsonvalue) already, as the simulator's always are: a reader need
-	// not check or convert them.
-	Canonical bool
-	Message   string // the server's message for a non-OK outcome
+	Message string           // the server's message for a non-OK outcome
 }
 
 // Scope says whether a kind is namespaced, cluster-scoped or unknown.

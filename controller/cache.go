@@ -40,7 +40,11 @@ type Cache struct {
 	// SharedReads hands readers the informer's own objects instead of
 	// copies: for readers that never modify what they read (the engine).
 	SharedReads bool
-	now         func() time.Time
+	// Frozen is where the informers freeze what they store (nil: a
+	// registry of the cache's own): share it with the machines' memory
+	// (fsm.Memory.Frozen) so that their functions know the objects.
+	Frozen *jsonvalue.Registry
+	now    func() time.Time
 
 	mu        sync.Mutex
 	informers map[schema.GroupVersionKind]*kindInformer
@@ -357,7 +361,7 @@ func NewCache(client *kube.Client, resync time.Duration, now func() time.Time,
 		client = trimmed
 	}
 	return &Cache{
-		client: client, resync: resync, IdleAfter: 10 * time.Minute, now: now,
+		client: client, resync: resync, IdleAfter: 10 * time.Minute, now: now, Frozen: jsonvalue.NewRegistry(),
 		informers:   map[schema.GroupVersionKind]*kindInformer{},
 		unwatchable: map[schema.GroupVersionKind]bool{},
 		written:     map[schema.GroupVersionKind]map[string]map[string]written{},
@@ -404,7 +408,7 @@ func (c *Cache) informer(ctx context.Context, apiVersion, kind string, pin bool)
 	// Objects are kept and handed out without metadata.managedFields, as
 	// the simulated cluster keeps them: no rule reads them, and they were
 	// about half of every object the engine walks.
-	_ = inf.Informer().SetTransform(stripManagedFields)
+	_ = inf.Informer().SetTransform(c.stripManagedFields)
 	inf.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: func(obj any) {
 			if u, ok := obj.(*unstructured.Unstructured); ok {
@@ -422,7 +426,7 @@ func (c *Cache) informer(ctx context.Context, apiVersion, kind string, pin bool)
 					c.onChange(gvk, o, u)
 				}
 			}
-			thaw(old, obj)
+			c.thaw(old, obj)
 		},
 		DeleteFunc: func(obj any) {
 			if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
@@ -435,7 +439,7 @@ func (c *Cache) informer(ctx context.Context, apiVersion, kind string, pin bool)
 				if c.onChange != nil {
 					c.onChange(gvk, u, nil)
 				}
-				thaw(u, nil)
+				c.thaw(u, nil)
 			}
 		},
 	})
@@ -738,10 +742,15 @@ func (c *Cache) fresh(gvk schema.GroupVersionKind, u *unstructured.Unstructured)
 // on change and never modifies it, and readers never modify what they
 // read, so whether it is canonical and the fingerprints of its parts are
 // computed once per version instead of on every read of it.
-func stripManagedFields(obj any) (any, error) {
+func (c *Cache) stripManagedFields(obj any) (any, error) {
 	if u, ok := obj.(*unstructured.Unstructured); ok {
 		stripObject(u.Object)
-		jsonvalue.Freeze(u.Object)
+		// Results are canonical JSON values (the adapters' contract): an
+		// object that is not (a number such as 1e3) is made so once here.
+		if c, err := jsonvalue.Canonical(u.Object); err == nil {
+			u.Object = c.(map[string]any)
+		}
+		c.Frozen.Freeze(u.Object)
 	}
 	return obj, nil
 }
@@ -750,12 +759,12 @@ func stripManagedFields(obj any) (any, error) {
 // obj, or deleted) out of jsonvalue's registry of frozen values, which
 // would otherwise keep it alive until the registry fills up: readers that
 // still hold it walk it again, no more.
-func thaw(old, obj any) {
+func (c *Cache) thaw(old, obj any) {
 	o, ok := old.(*unstructured.Unstructured)
 	if u, _ := obj.(*unstructured.Unstructured); !ok || o == u {
 		return // nothing, or a resync of the object still held
 	}
-	jsonvalue.Thaw(o.Object)
+	c.Frozen.Thaw(o.Object)
 }
 
 func stripObject(obj map[string]any) {

@@ -12,6 +12,7 @@ import (
 	"github.com/statecraft/statecraft/adapters"
 	"github.com/statecraft/statecraft/adapters/kube"
 	"github.com/statecraft/statecraft/controller"
+	"github.com/statecraft/statecraft/jsonvalue"
 )
 
 // The cache's reads on a real API server: lists sorted by namespace and
@@ -94,7 +95,7 @@ func TestCacheReads(t *testing.T) {
 	for i := 1; i <= 20; i++ {
 		want := fmt.Sprint(i)
 		for _, ref := range []adapters.Ref{cm(ns, "b"), cm(ns, "b"), cm(ns, "c")} {
-			res := c.Do(e.ctx, adapters.Request{Verb: adapters.Patch, Ref: ref, PatchType: adapters.MergePatch, Body: []byte(`{"data":{"x":"` + want + `"}}`)})
+			res := c.Do(e.ctx, adapters.Request{Verb: adapters.Patch, Ref: ref, PatchType: adapters.MergePatch, Body: raw(`{"data":{"x":"` + want + `"}}`)})
 			if res.Outcome != adapters.OK {
 				t.Fatalf("patch %s: %s %s", ref, res.Outcome, res.Message)
 			}
@@ -138,4 +139,14 @@ func noManagedFields(t *testing.T, obj map[string]any) {
 	if _, ok := md["managedFields"]; ok {
 		t.Fatalf("%v/%v carries metadata.managedFields", md["namespace"], md["name"])
 	}
+}
+
+// raw returns the JSON text s as a request body (a canonical JSON value),
+// or s itself when it is not JSON (a body the API must refuse).
+func raw(s string) any {
+	v, err := jsonvalue.Decode([]byte(s))
+	if err != nil {
+		return s
+	}
+	return v
 }

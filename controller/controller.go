@@ -113,6 +113,9 @@ func New(client *kube.Client, machines []*fsm.Machine, opts Options) (*Controlle
 	}
 	c.cache = NewCache(client, opts.Resync, opts.Now, c.onChange)
 	c.cache.SharedReads = true // the engine only reads what it is given
+	if len(machines) > 0 && machines[0].Memory.Frozen() != nil {
+		c.cache.Frozen = machines[0].Memory.Frozen()
+	}
 	c.metrics = newMetrics(c.queue.Len)
 	c.api = guarded{counted{API: c.cache, m: c.metrics}}
 	if opts.Shadow != nil {

@@ -295,6 +295,10 @@ type hwDecision struct {
 // calls for claims (library.ArbitrateClaims), but directly, without CEL;
 // the merge-patch satisfied check is a plain walk (equivalent to
 // objpatch.plan for a spec without jsonPatch).
+// handWrittenMemory remembers claims for the hand-written decision, as a
+// controller would keep a cache of its own.
+var handWrittenMemory = library.NewMemory(nil)
+
 func handWrittenStep(snap engine.Snapshot) hwDecision {
 	obj := snap.Object
 	meta, _ := obj["metadata"].(map[string]any)
@@ -344,7 +348,7 @@ func handWrittenStep(snap engine.Snapshot) hwDecision {
 		for i, it := range patches.Items {
 			items[i] = it
 		}
-		claimLost = library.ArbitrateClaims(items, obj)["accepted"] != true
+		claimLost = handWrittenMemory.ArbitrateClaims(items, obj)["accepted"] != true
 	}
 	if state == "Error" && reason == "TargetAlreadyClaimed" {
 		if claimLost {
@@ -403,7 +407,7 @@ func handWrittenStep(snap engine.Snapshot) hwDecision {
 			av, _ := target.Object["apiVersion"].(string)
 			kind, _ := target.Object["kind"].(string)
 			r := adapters.Request{Verb: adapters.Patch, PatchType: adapters.MergePatch, FieldManager: "statecraft",
-				Ref: adapters.Ref{APIVersion: av, Kind: kind, Namespace: ns, Name: name}, Patch: patchMap}
+				Ref: adapters.Ref{APIVersion: av, Kind: kind, Namespace: ns, Name: name}, Body: patchMap}
 			dry := r
 			dry.DryRun = true
 			return hwDecision{transition: "apply", requests: []adapters.Request{dry, r}}

@@ -668,8 +668,8 @@ func TestStateSet(t *testing.T) {
 	}
 }
 
-// Resolve builds a new status that shares what it does not change with the
-// status the step read: a set on a nested path copies the maps on its way
+// A fired transition builds a new status that shares what it does not
+// change with the status the step read: a set on a nested path copies the maps on its way
 // and leaves the read status (a shared, frozen read) as it was.
 func TestResolveLeavesReadStatusAlone(t *testing.T) {
 	m := compile(t, header+`
@@ -685,13 +685,18 @@ func TestResolveLeavesReadStatusAlone(t *testing.T) {
 }`)
 	read := map[string]any{"state": "A", "deep": map[string]any{"inner": map[string]any{"x": int64(1), "y": "kept"}, "gone": true}, "other": map[string]any{"z": int64(3)}}
 	before, _ := json.Marshal(read)
-	d := engine.Step(m, engine.Snapshot{Object: widget(map[string]any{}, read), Now: t0})
-	r, err := engine.Resolve(m, d, nil)
-	if err != nil {
-		t.Fatal(err)
+	rec := engine.Start(m, w1, t0, engine.Options{})
+	rec.Deliver(engine.Delivery{Result: adapters.Result{Outcome: adapters.OK, Object: widget(map[string]any{}, read)}})
+	rd := rec.Ready()
+	if len(rd.Trace) != 3 || rd.Trace[1].Fired == nil {
+		t.Fatalf("want a step, a fired transition and a step at rest, got %+v", rd.Trace)
+	}
+	r := rd.Trace[1].Fired
+	if rd.Request == nil || rd.Request.Subresource != "status" {
+		t.Fatalf("want the status write next, got %+v", rd)
 	}
 	if after, _ := json.Marshal(read); string(after) != string(before) {
-		t.Errorf("Resolve changed the status it read:\n%s\n%s", before, after)
+		t.Errorf("the transition changed the status it read:\n%s\n%s", before, after)
 	}
 	got, _ := json.Marshal(r.Status)
 	want := `{"deep":{"inner":{"x":2,"y":"kept"}},"observedGeneration":1,"other":{"z":3},"state":"B"}`

@@ -20,8 +20,9 @@ func params(m *fsm.Machine, self map[string]any, v *vars) (map[string]any, *Prob
 	// When every override lies in the spec, a frozen spec (the one every
 	// micro-step of a reconcile shares) keeps the result itself.
 	if pm := paramsMemoOf(m); pm.underSpec {
-		if spec, ok := self["spec"].(map[string]any); ok && jsonvalue.Frozen(spec) {
-			r := jsonvalue.Remember(spec, pm.name, func() resolved {
+		frozen := m.Memory.Frozen()
+		if spec, ok := self["spec"].(map[string]any); ok && frozen.Frozen(spec) {
+			r := jsonvalue.Remember(frozen, spec, pm.name, func() resolved {
 				var r resolved
 				r.params, r.problem = paramsByKey(m, self, v)
 				return r
@@ -39,7 +40,7 @@ type paramsMemo struct {
 }
 
 func paramsMemoOf(m *fsm.Machine) paramsMemo {
-	return m.Memo("engine.paramsMemo", func() any {
+	return m.Memory.Memo(m, "engine.paramsMemo", func() any {
 		// Named by the machine itself: machines of one name compiled with
 		// other defaults (--param, a scenario's params) must not share.
 		pm := paramsMemo{name: fmt.Sprintf("engine.params/%s/%p", m.Name, m), underSpec: true}
@@ -57,7 +58,7 @@ func paramsByKey(m *fsm.Machine, self map[string]any, v *vars) (map[string]any, 
 	if !ok {
 		return resolveParams(m, self, v)
 	}
-	r := m.Memo(key, func() any {
+	r := m.Memory.Memo(m, key, func() any {
 		var r resolved
 		r.params, r.problem = resolveParams(m, self, v)
 		return r
@@ -82,7 +83,7 @@ func paramsKey(m *fsm.Machine, self map[string]any) (string, bool) {
 		if p.Override == "" {
 			continue
 		}
-		raw, ok := lookup(self, p.Override)
+		raw, ok := jsonvalue.Lookup(self, p.OverridePath)
 		if !ok || raw == nil {
 			b = append(b, 0)
 			continue
@@ -104,7 +105,7 @@ func resolveParams(m *fsm.Machine, self map[string]any, v *vars) (map[string]any
 	for _, p := range m.Params {
 		val, _ := fsm.ParamValue(p.Type, p.Default)
 		if p.Override != "" {
-			if raw, ok := lookup(self, p.Override); ok && raw != nil {
+			if raw, ok := jsonvalue.Lookup(self, p.OverridePath); ok && raw != nil {
 				ov, err := fsm.ParamValue(p.Type, raw)
 				if err != nil {
 					if problem == nil {

@@ -7,6 +7,7 @@ import (
 	"github.com/statecraft/statecraft/engine"
 	"github.com/statecraft/statecraft/fsm"
 	"github.com/statecraft/statecraft/jsonvalue"
+	"github.com/statecraft/statecraft/rules"
 )
 
 // Params resolve the same whether their checks can be remembered (reading
@@ -80,9 +81,18 @@ func TestParamsRememberedOnFrozenSpec(t *testing.T) {
   }
 }`
 	}
-	five, ten := compile(t, src("5m")), compile(t, src("10m"))
-	plain := jsonvalue.Freeze(widget(map[string]any{"x": "y"}, map[string]any{"state": "A"}))
-	tuned := jsonvalue.Freeze(widget(map[string]any{"every": "7m"}, map[string]any{"state": "A"}))
+	mem := fsm.NewMemory(jsonvalue.NewRegistry())
+	compileIn := func(src string) *fsm.Machine {
+		f, diags := rules.Parse([]byte(src), "test.hcl")
+		ms, more := fsm.CompileIn(mem, f)
+		if diags = append(diags, more...); diags.HasErrors() {
+			t.Fatal(diags)
+		}
+		return ms[0]
+	}
+	five, ten := compileIn(src("5m")), compileIn(src("10m"))
+	plain := mem.Frozen().Freeze(widget(map[string]any{"x": "y"}, map[string]any{"state": "A"}))
+	tuned := mem.Frozen().Freeze(widget(map[string]any{"every": "7m"}, map[string]any{"state": "A"}))
 	for _, c := range []struct {
 		m    *fsm.Machine
 		obj  map[string]any

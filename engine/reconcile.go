@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"fmt"
 	"time"
 
@@ -11,13 +10,102 @@ import (
 	"github.com/statecraft/statecraft/library"
 )
 
-// Tracer receives, in order, what a reconcile decides. Requests themselves
-// are recorded by the adapter that carries them out.
-type Tracer interface {
-	// Transition is called once per fired transition.
-	Transition(now time.Time, obj adapters.Ref, r *Result)
-	// Problem is called when a step reports a problem instead of moving.
-	Problem(now time.Time, obj adapters.Ref, p *Problem)
+// MicroStepLimitReason is the status reason of an object whose reconcile hit
+// the machine's micro-step bound.
+const MicroStepLimitReason = "MicroStepLimitExceeded"
+
+// A Reconciliation is one reconcile of one object, as a state machine that
+// does no I/O. It reads the object, observes, steps, and carries out the
+// chosen transition's actions, resolves the route, and repeats until
+// nothing fires, a wait is asked for, or the micro-step bound is reached;
+// then it writes the object's status once, if it changed.
+//
+// It says what it needs next through Ready, and takes the outcome back
+// through Deliver:
+//
+//	r := engine.Start(m, ref, now, engine.Options{})
+//	for rd := r.Ready(); rd.Done == nil; rd = r.Ready() {
+//		// rd.Trace: what happened since the last Ready
+//		switch {
+//		case rd.Reads != nil:   // make them; deliver their Observations, in order
+//		case rd.Request != nil: // send it; deliver its Result
+//		}
+//	}
+//
+// Drive is that loop on an adapters.API. A Reconciliation never reads the
+// wall clock (now is an input) and never sleeps (wake-ups are returned).
+type Reconciliation struct {
+	m    *fsm.Machine
+	ref  adapters.Ref
+	now  time.Time
+	opts Options
+
+	need  Ready
+	trace []Entry
+	rep   Report
+
+	obj  map[string]any // the object as the engine now knows it, with the status it computed
+	orig map[string]any // the status read
+	// written holds the objects this reconcile wrote (nil: deleted): later
+	// micro-steps observe them as written instead of reading them again,
+	// so a cache that has not caught up cannot make a fresh write look
+	// undone.
+	written map[adapters.Ref]map[string]any
+	// seen keeps what this reconcile already read, until it writes: a
+	// later micro-step that observes the same object again gets the same
+	// answer without a request.
+	seen  map[readKey]Observation
+	steps int
+
+	// The micro-step in progress.
+	v       *vars    // its activation
+	problem *Problem // its params' problem
+	snap    Snapshot
+	pending []pendingRead // the reads Ready asked for
+	d       *Decision
+	results []ActionResult
+	action  int          // index in d.Actions of the action being carried out
+	request int          // index in its Requests of the request sent
+	cur     ActionResult // the action's outcome so far
+	status  bool         // the request sent is the closing status write
+}
+
+// Options tune a Reconciliation.
+type Options struct {
+	// Certify asks, when the reconcile ends at rest without a problem,
+	// for the certificate of that rest (Report.Certificate; see Certify).
+	Certify bool
+}
+
+// Ready is what a Reconciliation needs next: exactly one of Reads,
+// Request or Done is set.
+type Ready struct {
+	// Trace is what happened since the last Deliver, in order.
+	Trace []Entry
+	// Reads are observations to make (the kind's scope, then the get or
+	// list, unless ScopeOnly); deliver them as Observations in this order.
+	Reads []Read
+	// Request is to be carried out; deliver its Result.
+	Request *adapters.Request
+	// Done is set when the reconcile is over.
+	Done *Report
+}
+
+// An Entry is one event of a reconcile, for tracers: a step (Decision,
+// with the Snapshot it decided from), a fired transition (Fired), or the
+// problem the reconcile reports instead of moving on (Problem).
+type Entry struct {
+	Snapshot *Snapshot
+	Decision *Decision
+	Fired    *Result
+	Problem  *Problem
+}
+
+// Delivery is the outcome of what Ready asked for: the Result of a
+// Request, or the Observations of Reads.
+type Delivery struct {
+	Result       adapters.Result
+	Observations []Observation
 }
 
 // Report says what one reconcile did.
@@ -31,250 +119,359 @@ type Report struct {
 	Gone bool
 	// StatusWritten is true when the reconcile wrote status.
 	StatusWritten bool
+	// Err, when set, is an API failure that ended the reconcile (reading
+	// the object or writing its status): nothing is lost, and the caller
+	// retries.
+	Err error
 	// Rest and RestSnapshot, when the reconcile came to rest without a
-	// problem, are the decision it rested with and what that last step saw
-	// (for Certify). When the reconcile also fired or wrote status, the
-	// step saw the object with the status then written, and what it read
-	// before that write.
+	// problem, are the decision it rested with and what that last step
+	// saw. When the reconcile also fired or wrote status, the step saw the
+	// object with the status then written, and what it read before that
+	// write.
 	Rest         *Decision
 	RestSnapshot Snapshot
+	// Certificate, with Options.Certify, certifies that rest (nil when it
+	// cannot be certified).
+	Certificate *Rest
 }
 
-// MicroStepLimitReason is the status reason of an object whose reconcile hit
-// the machine's micro-step bound.
-const MicroStepLimitReason = "MicroStepLimitExceeded"
+// readKey identifies a read by what it reads.
+type readKey struct {
+	ref   adapters.Ref
+	list  bool
+	label string
+}
 
-// Reconcile brings one object as far as its machine allows now: it reads the
-// object and its observations, steps, carries out the chosen actions through
-// api, resolves the route, and repeats until nothing fires, a wait is asked
-// for, or the micro-step bound is reached. It writes status once, at the end,
-// and only if it changed. It never sleeps; now is an input.
-func Reconcile(ctx context.Context, m *fsm.Machine, api adapters.API, ref adapters.Ref, now time.Time, tr Tracer) (Report, error) {
-	var rep Report
-	got := api.Do(ctx, adapters.Request{Verb: adapters.Get, Ref: ref})
-	switch got.Outcome {
+// pendingRead is a read Ready asked for, and the observations it answers.
+type pendingRead struct {
+	key   readKey
+	names []string
+	// written, when set, is the object this reconcile wrote (or deleted)
+	// under this reference: only the scope is asked for.
+	written *writtenObject
+}
+
+type writtenObject struct{ obj map[string]any }
+
+// Start begins the reconcile of the object ref of machine m at now. Its
+// first need is the object itself.
+func Start(m *fsm.Machine, ref adapters.Ref, now time.Time, opts Options) *Reconciliation {
+	r := &Reconciliation{m: m, ref: ref, now: now, opts: opts,
+		written: map[adapters.Ref]map[string]any{}, seen: map[readKey]Observation{}}
+	r.need = Ready{Request: &adapters.Request{Verb: adapters.Get, Ref: ref}}
+	return r
+}
+
+// Ready returns what the reconcile needs next, with what happened since
+// the last Deliver. It changes nothing: calling it again returns the same.
+func (r *Reconciliation) Ready() Ready {
+	rd := r.need
+	rd.Trace = r.trace
+	return rd
+}
+
+// Deliver hands back the outcome of what Ready asked for and moves the
+// reconcile on to its next need. Deliver after Done does nothing.
+func (r *Reconciliation) Deliver(d Delivery) {
+	r.trace = nil
+	switch {
+	case r.need.Done != nil:
+		return
+	case r.need.Reads != nil:
+		r.observed(d.Observations)
+	case r.need.Request != nil && r.status:
+		r.statusWritten(d.Result)
+	case r.need.Request != nil && r.d == nil:
+		r.read(d.Result)
+	default:
+		r.sent(d.Result)
+	}
+}
+
+// read takes the object the reconcile is about.
+func (r *Reconciliation) read(res adapters.Result) {
+	switch res.Outcome {
 	case adapters.OK:
 	case adapters.NotFound:
-		rep.Gone = true
-		return rep, nil
+		r.rep.Gone = true
+		r.done()
+		return
 	default:
-		return rep, fmt.Errorf("get %s: %s: %s", ref, got.Outcome, got.Message)
+		r.rep.Err = fmt.Errorf("get %s: %s: %s", r.ref, res.Outcome, res.Message)
+		r.done()
+		return
 	}
-	obj := got.Object
-	// canonical: obj is a canonical JSON value (the API said so, and the
-	// statuses the engine builds are), so no step need check it again.
-	canonical := got.Canonical
-	// Statuses are never changed in place (Resolve builds each new one), so
-	// the status read is kept as it is to compare with at the end.
-	orig, _ := library.Canonical(statusOf(obj)).(map[string]any)
-	// written holds the objects this reconcile wrote: later micro-steps
-	// observe them as written instead of reading them again, so a cache
-	// that has not caught up cannot make a fresh write look undone.
-	written := map[adapters.Ref]map[string]any{}
-	// seen keeps what this reconcile already read: a later micro-step that
-	// observes the same object again gets the same answer without a
-	// request (its own writes excepted, see written).
-	seen := map[Read]Observation{}
-	steps := 0
-	stepTr, _ := tr.(StepTracer)
+	r.obj = res.Object
+	// Statuses are never changed in place (resolve builds each new one),
+	// so the status read is kept as it is to compare with at the end.
+	r.orig, _ = library.Canonical(statusOf(r.obj)).(map[string]any)
+	r.observe()
+}
+
+// observe begins a micro-step: it computes the step's reads and answers
+// what it can itself (skipped reads, failed references, objects it wrote,
+// what it already read); the rest it asks for.
+func (r *Reconciliation) observe() {
+	if r.steps == r.m.MaxSteps {
+		r.rep.Problem = &Problem{Reason: MicroStepLimitReason, Message: fmt.Sprintf("%d transitions fired in one reconcile without coming to rest; the machine may loop", r.m.MaxSteps)}
+		r.finish()
+		return
+	}
+	r.d = nil
+	r.v, r.problem = newVarsOf(r.m, r.obj, true, nil, r.now)
+	reads := readsWith(r.m, r.v)
+	r.snap = Snapshot{Object: r.obj, Now: r.now, Reads: reads}
+	r.pending = r.pending[:0]
+	var asked []Read
+	var obs map[string]Observation
+	if len(reads) > 0 {
+		obs = make(map[string]Observation, len(reads))
+	}
+	for _, rd := range reads {
+		key := readKey{rd.Ref, rd.List, rd.LabelSelector}
+		switch {
+		case rd.Skip:
+			obs[rd.Name] = Observation{Skipped: true}
+			continue
+		case rd.Err != nil:
+			obs[rd.Name] = Observation{Outcome: adapters.Invalid, Message: rd.Err.Error()}
+			continue
+		}
+		if o, ok := r.seen[key]; ok && (rd.List || !hasRef(r.written, rd.Ref)) {
+			obs[rd.Name] = o
+			continue
+		}
+		if i := r.pendingIndex(key); i >= 0 {
+			r.pending[i].names = append(r.pending[i].names, rd.Name)
+			continue
+		}
+		p := pendingRead{key: key, names: []string{rd.Name}}
+		q := Read{Name: rd.Name, Ref: rd.Ref, List: rd.List, LabelSelector: rd.LabelSelector}
+		if !rd.List && hasRef(r.written, rd.Ref) {
+			p.written = &writtenObject{r.written[rd.Ref]}
+			q.ScopeOnly = true
+		}
+		r.pending = append(r.pending, p)
+		asked = append(asked, q)
+	}
+	r.snap.Observations = obs
+	if len(asked) > 0 {
+		r.need = Ready{Reads: asked}
+		return
+	}
+	r.decide()
+}
+
+func (r *Reconciliation) pendingIndex(key readKey) int {
+	for i, p := range r.pending {
+		if p.key == key && p.written == nil {
+			return i
+		}
+	}
+	return -1
+}
+
+// observed takes the observations Ready asked for.
+func (r *Reconciliation) observed(got []Observation) {
+	for i, p := range r.pending {
+		var o Observation
+		if i < len(got) {
+			o = got[i]
+		} else {
+			o = Observation{Outcome: adapters.Transient, Message: "the read was not made"}
+		}
+		if p.written != nil {
+			w := Observation{Outcome: adapters.NotFound, Scope: o.Scope}
+			if p.written.obj != nil {
+				w.Outcome, w.Object = adapters.OK, p.written.obj
+			}
+			o = w
+		} else {
+			r.seen[p.key] = o
+		}
+		for _, name := range p.names {
+			r.snap.Observations[name] = o
+		}
+	}
+	r.pending = r.pending[:0]
+	r.decide()
+}
+
+// decide steps with what was observed, and starts the actions of the
+// transition that fires, or ends the reconcile at rest.
+func (r *Reconciliation) decide() {
+	v := r.v.observing(r.snap.Observations)
+	r.v = v
+	d := step(r.m, r.snap, v, r.problem)
+	r.d = d
+	snap := r.snap
+	r.trace = append(r.trace, Entry{Snapshot: &snap, Decision: d})
+	switch {
+	case d.Problem != nil:
+		r.rep.Problem = d.Problem
+		r.finish()
+		return
+	case d.Transition == nil:
+		r.rep.Wake = d.Wake
+		r.rep.Rest, r.rep.RestSnapshot = d, snap
+		if r.opts.Certify {
+			if c, ok := certify(r.m, snap, d, v); ok {
+				r.rep.Certificate = &c
+			}
+		}
+		r.finish()
+		return
+	}
+	r.steps++
+	r.results = r.results[:0]
+	r.action = -1
+	r.nextAction()
+}
+
+// nextAction starts the next action of the transition, or resolves the
+// route once the actions have reached one.
+func (r *Reconciliation) nextAction() {
 	for {
-		if steps == m.MaxSteps {
-			rep.Problem = &Problem{Reason: MicroStepLimitReason, Message: fmt.Sprintf("%d transitions fired in one reconcile without coming to rest; the machine may loop", m.MaxSteps)}
-			break
-		}
-		v, problem := newVarsOf(m, obj, canonical, nil, now)
-		snap := Snapshot{Object: obj, Now: now, Reads: readsWith(m, v), base: &base{v, problem}}
-		snap.Observations = observe(ctx, api, snap.Reads, written, seen)
-		d := Step(m, snap)
-		if stepTr != nil {
-			stepTr.Step(now, ref, m, snap, d)
-		}
-		if d.Problem != nil {
-			rep.Problem = d.Problem
-			break
-		}
-		if d.Transition == nil {
-			rep.Wake = d.Wake
-			rep.Rest, rep.RestSnapshot = d, snap
-			break
-		}
-		steps++
-		var results []ActionResult
-		for _, pa := range d.Actions {
-			results = append(results, run(ctx, api, d, pa, ref, &obj, &canonical, written))
-			if writes(pa) {
-				clear(seen) // a write may change what other reads return
+		if r.action >= 0 {
+			if r.writes(r.d.Actions[r.action]) {
+				clear(r.seen) // a write may change what other reads return
 			}
-			if !Next(d, results) {
-				break
+			if !next(r.d, r.results) {
+				r.resolveRoute()
+				return
 			}
+		} else if len(r.d.Actions) == 0 {
+			r.resolveRoute()
+			return
 		}
-		r, err := Resolve(m, d, results)
-		if err != nil {
-			rep.Problem = &Problem{Reason: "EvaluationError", Message: err.Error()}
-			break
+		r.action++
+		pa := r.d.Actions[r.action]
+		switch {
+		case pa.Err != nil:
+			r.results = append(r.results, classify(r.v, pa, 0, adapters.Result{}))
+			continue
+		case pa.Skipped || len(pa.Requests) == 0:
+			r.results = append(r.results, ActionResult{Action: pa.Action.Name, Outcome: string(adapters.OK)})
+			continue
 		}
-		rep.Transitions = append(rep.Transitions, r)
-		if tr != nil {
-			tr.Transition(now, ref, r)
-		}
-		obj = withStatus(obj, r.Status)
-		if r.Wait {
-			rep.Wake = r.Wake
-			break
+		r.cur = ActionResult{Action: pa.Action.Name, Outcome: string(adapters.OK)}
+		r.request = 0
+		r.need = Ready{Request: &pa.Requests[0]}
+		return
+	}
+}
+
+// writes reports whether a planned action sends a request that may change
+// the cluster.
+func (r *Reconciliation) writes(pa PlannedAction) bool {
+	for _, q := range pa.Requests {
+		if q.Verb != adapters.Get && q.Verb != adapters.List && !q.DryRun {
+			return true
 		}
 	}
-	st := statusOf(obj)
-	if rep.Problem != nil {
-		if tr != nil {
-			tr.Problem(now, ref, rep.Problem)
+	return false
+}
+
+// sent takes the result of an action's request.
+func (r *Reconciliation) sent(res adapters.Result) {
+	pa := r.d.Actions[r.action]
+	req := pa.Requests[r.request]
+	ar := classify(r.v, pa, r.request, res)
+	if res.Outcome == adapters.OK && !req.DryRun && req.Verb != adapters.Get {
+		switch {
+		case req.Verb == adapters.Delete:
+			r.written[req.Ref] = nil
+		case res.Object != nil:
+			r.written[req.Ref] = res.Object
 		}
+		// A write to the reconciled object itself is what the object now
+		// is; its status stays the engine's own.
+		if res.Object != nil && req.Subresource == "" && sameObject(req.Ref, r.ref) {
+			r.obj = withStatus(res.Object, statusOf(r.obj))
+		}
+	}
+	if ar.Outcome != string(adapters.OK) {
+		if len(pa.Requests) > 1 {
+			ar.Message = fmt.Sprintf("%s %s: %s", req.Verb, req.Ref, ar.Message)
+		}
+		r.results = append(r.results, ar)
+		r.nextAction()
+		return
+	}
+	r.cur = ar
+	if r.request++; r.request < len(pa.Requests) {
+		r.need = Ready{Request: &pa.Requests[r.request]}
+		return
+	}
+	r.results = append(r.results, r.cur)
+	r.nextAction()
+}
+
+// resolveRoute routes the actions' outcomes to a state; then the next
+// micro-step begins, unless the route waits.
+func (r *Reconciliation) resolveRoute() {
+	res, err := resolve(r.m, r.d, r.v, r.results)
+	if err != nil {
+		r.rep.Problem = &Problem{Reason: "EvaluationError", Message: err.Error()}
+		r.finish()
+		return
+	}
+	r.rep.Transitions = append(r.rep.Transitions, res)
+	r.trace = append(r.trace, Entry{Fired: res})
+	r.obj = withStatus(r.obj, res.Status)
+	if res.Wait {
+		r.rep.Wake = res.Wake
+		r.finish()
+		return
+	}
+	r.observe()
+}
+
+// finish computes the final status (a problem's reason and message) and
+// asks for the status write when it changed.
+func (r *Reconciliation) finish() {
+	st := statusOf(r.obj)
+	if r.rep.Problem != nil {
+		r.trace = append(r.trace, Entry{Problem: r.rep.Problem})
 		st = shallowCopy(st)
-		st["reason"] = rep.Problem.Reason
-		st["message"] = rep.Problem.Message
-		if gen, ok := lookup(obj, "metadata.generation"); ok {
+		st["reason"] = r.rep.Problem.Reason
+		st["message"] = r.rep.Problem.Message
+		if gen, ok := jsonvalue.Lookup(r.obj, generationPath); ok {
 			st["observedGeneration"] = library.Normalize(gen)
 		}
 	}
-	if !jsonvalue.Equal(orig, st) {
-		if err := writeStatus(ctx, api, ref, orig, st); err != nil {
-			return rep, err
-		}
-		rep.StatusWritten = true
+	if jsonvalue.Equal(r.orig, st) {
+		r.done()
+		return
 	}
-	return rep, nil
+	patch := map[string]any{"status": jsonvalue.MergeDiff(r.orig, st)}
+	r.status = true
+	r.need = Ready{Request: &adapters.Request{Verb: adapters.Patch, Ref: r.ref, Subresource: "status", PatchType: adapters.MergePatch, Body: patch, FieldManager: "statecraft"}}
 }
 
-// run carries out one planned action: its requests in order, stopping at
-// the first that does not end ok. A write to the reconciled object itself
-// updates obj (its status stays the engine's own).
-func run(ctx context.Context, api adapters.API, d *Decision, pa PlannedAction, self adapters.Ref, obj *map[string]any, canonical *bool, written map[adapters.Ref]map[string]any) ActionResult {
-	if pa.Err != nil {
-		return Outcome(d, pa, 0, adapters.Result{})
+// statusWritten takes the result of the status write.
+func (r *Reconciliation) statusWritten(res adapters.Result) {
+	switch res.Outcome {
+	case adapters.OK:
+		r.rep.StatusWritten = true
+	case adapters.NotFound:
+		r.rep.StatusWritten = true // the object went while the reconcile ran
+	default:
+		r.rep.Err = fmt.Errorf("write status of %s: %s: %s", r.ref, res.Outcome, res.Message)
 	}
-	ar := ActionResult{Action: pa.Action.Name, Outcome: string(adapters.OK)}
-	if pa.Skipped {
-		return ar
-	}
-	for i, req := range pa.Requests {
-		res := api.Do(ctx, req)
-		ar = Outcome(d, pa, i, res)
-		if res.Outcome == adapters.OK && !req.DryRun && req.Verb != adapters.Get {
-			switch {
-			case req.Verb == adapters.Delete:
-				written[req.Ref] = nil
-			case res.Object != nil:
-				written[req.Ref] = res.Object
-			}
-			if res.Object != nil && req.Subresource == "" && sameObject(req.Ref, self) {
-				*obj = withStatus(res.Object, statusOf(*obj))
-				*canonical = *canonical && res.Canonical
-			}
-		}
-		if ar.Outcome != string(adapters.OK) {
-			if len(pa.Requests) > 1 {
-				ar.Message = fmt.Sprintf("%s %s: %s", req.Verb, req.Ref, ar.Message)
-			}
-			break
-		}
-	}
-	return ar
+	r.done()
 }
 
-func observe(ctx context.Context, api adapters.API, reads []Read, written map[adapters.Ref]map[string]any, seen map[Read]Observation) map[string]Observation {
-	if len(reads) == 0 {
-		return nil
-	}
-	out := make(map[string]Observation, len(reads))
-	for _, rd := range reads {
-		switch {
-		case rd.Skip:
-			out[rd.Name] = Observation{Skipped: true}
-		case rd.Err != nil:
-			out[rd.Name] = Observation{Outcome: adapters.Invalid, Message: rd.Err.Error()}
-		case !rd.List && hasRef(written, rd.Ref):
-			o := Observation{Outcome: adapters.NotFound, Scope: api.Scope(ctx, rd.Ref.APIVersion, rd.Ref.Kind)}
-			if w := written[rd.Ref]; w != nil {
-				o.Outcome, o.Object = adapters.OK, w
-			}
-			out[rd.Name] = o
-		default:
-			key := Read{Ref: rd.Ref, List: rd.List, LabelSelector: rd.LabelSelector}
-			o, ok := seen[key]
-			if !ok {
-				o = read(ctx, api, rd)
-				seen[key] = o
-			}
-			out[rd.Name] = o
-		}
-	}
-	return out
-}
-
-func read(ctx context.Context, api adapters.API, rd Read) Observation {
-	scope := api.Scope(ctx, rd.Ref.APIVersion, rd.Ref.Kind)
-	if scope == adapters.Unknown {
-		return Observation{Outcome: adapters.Unsupported, Scope: scope, Message: fmt.Sprintf("the server does not serve %s %s", rd.Ref.APIVersion, rd.Ref.Kind)}
-	}
-	if rd.List {
-		res := api.Do(ctx, adapters.Request{Verb: adapters.List, Ref: rd.Ref, LabelSelector: rd.LabelSelector})
-		if !res.Canonical {
-			for i, it := range res.Items {
-				if c, ok := library.Canonical(it).(map[string]any); ok {
-					res.Items[i] = c
-				}
-			}
-		}
-		return Observation{Outcome: res.Outcome, Items: res.Items, Scope: scope, Message: res.Message, canonical: true}.withValue()
-	}
-	res := api.Do(ctx, adapters.Request{Verb: adapters.Get, Ref: rd.Ref})
-	o := Observation{Outcome: res.Outcome, Scope: scope, Message: res.Message, canonical: true}
-	if res.Outcome == adapters.OK {
-		o.Object = res.Object
-		if !res.Canonical {
-			o.Object, _ = library.Canonical(res.Object).(map[string]any)
-		}
-	}
-	return o.withValue()
+func (r *Reconciliation) done() {
+	rep := r.rep
+	r.need = Ready{Done: &rep}
 }
 
 func sameObject(a, b adapters.Ref) bool {
 	return a.Kind == b.Kind && a.Name == b.Name && a.Namespace == b.Namespace && a.Group() == b.Group()
 }
 
-func withStatus(obj, status map[string]any) map[string]any {
-	c := make(map[string]any, len(obj))
-	for k, v := range obj {
-		c[k] = v
-	}
-	c["status"] = status
-	return c
-}
-
-// writeStatus sends the difference between two statuses as one merge patch
-// on the status subresource.
-func writeStatus(ctx context.Context, api adapters.API, ref adapters.Ref, before, after map[string]any) error {
-	patch := map[string]any{"status": jsonvalue.MergeDiff(before, after)}
-	res := api.Do(ctx, adapters.Request{Verb: adapters.Patch, Ref: ref, Subresource: "status", PatchType: adapters.MergePatch, Patch: patch, FieldManager: "statecraft"})
-	switch res.Outcome {
-	case adapters.OK, adapters.NotFound:
-		return nil
-	}
-	return fmt.Errorf("write status of %s: %s: %s", ref, res.Outcome, res.Message)
-}
-
 func hasRef(m map[adapters.Ref]map[string]any, r adapters.Ref) bool {
 	_, ok := m[r]
 	return ok
-}
-
-// writes reports whether a planned action sends a request that may change
-// the cluster.
-func writes(pa PlannedAction) bool {
-	for _, r := range pa.Requests {
-		if r.Verb != adapters.Get && r.Verb != adapters.List && !r.DryRun {
-			return true
-		}
-	}
-	return false
 }

@@ -42,7 +42,16 @@ func (r Rest) Next(at time.Time) time.Time {
 // (fsm.RestProfile), when a gate cannot be placed in time, or when the
 // state's recheck is a point in time rather than a duration.
 func Certify(m *fsm.Machine, snap Snapshot, d *Decision) (Rest, bool) {
-	if d == nil || d.vars == nil || d.Transition != nil || d.Problem != nil {
+	if d == nil || d.Transition != nil || d.Problem != nil {
+		return Rest{}, false
+	}
+	v, _ := newVars(m, snap.Object, snap.Observations, snap.Now)
+	return certify(m, snap, d, v)
+}
+
+// certify is Certify in the activation v of the step that decided d.
+func certify(m *fsm.Machine, snap Snapshot, d *Decision, v *vars) (Rest, bool) {
+	if d == nil || d.Transition != nil || d.Problem != nil {
 		return Rest{}, false
 	}
 	prof := m.Rest(d.From)
@@ -51,7 +60,7 @@ func Certify(m *fsm.Machine, snap Snapshot, d *Decision) (Rest, bool) {
 	}
 	var r Rest
 	if s := m.State(d.From); s.Recheck != nil {
-		out, err := s.Recheck.Eval(d.vars)
+		out, err := s.Recheck.Eval(v)
 		dur, ok := out.(types.Duration)
 		if err != nil || !ok {
 			return Rest{}, false
@@ -59,7 +68,7 @@ func Certify(m *fsm.Machine, snap Snapshot, d *Decision) (Rest, bool) {
 		// As Step: a wake-up not after now becomes one second later.
 		r.Every = max(dur.Duration, time.Second)
 		if s.Jitter != nil {
-			out, err := s.Jitter.Eval(d.vars)
+			out, err := s.Jitter.Eval(v)
 			j, ok := out.(types.Duration)
 			if err != nil || !ok {
 				return Rest{}, false
@@ -68,7 +77,7 @@ func Certify(m *fsm.Machine, snap Snapshot, d *Decision) (Rest, bool) {
 		}
 	}
 	for _, g := range prof.Gates {
-		at, ok := gateChange(g, d.vars, snap.Now)
+		at, ok := gateChange(g, v, snap.Now)
 		if !ok {
 			return Rest{}, false
 		}

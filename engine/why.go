@@ -11,7 +11,6 @@ import (
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
 
-	"github.com/statecraft/statecraft/adapters"
 	"github.com/statecraft/statecraft/fsm"
 	"github.com/statecraft/statecraft/library"
 )
@@ -45,13 +44,14 @@ type ClauseWhy struct {
 }
 
 // Explain evaluates, with CEL state tracking, the guards of the candidates
-// Step tried for d (those that did not fire and the one that did). It costs
-// several times a Step and is meant for `sim --why` and coverage, never for
-// deciding: d is not changed.
+// Step tried for d in snap (those that did not fire and the one that did).
+// It costs several times a Step and is meant for `sim --why`, Events and
+// coverage, never for deciding: d is not changed.
 func Explain(m *fsm.Machine, snap Snapshot, d *Decision) []Why {
-	if d == nil || d.vars == nil {
+	if d == nil || d.Problem != nil {
 		return nil
 	}
+	v, _ := newVars(m, snap.Object, snap.Observations, snap.Now)
 	var out []Why
 	for _, g := range d.Guards {
 		var t *fsm.Transition
@@ -67,21 +67,23 @@ func Explain(m *fsm.Machine, snap Snapshot, d *Decision) []Why {
 		w := Why{Transition: t.Name, Fired: d.Transition == t, Value: g.Value, Err: g.Err}
 		if t.When != nil {
 			w.Guard = t.When.Expr.Source
-			w.Clauses = explainClauses(m, d.vars, t.When, 0)
+			w.Clauses = explainClauses(m, v, t.When, 0)
 		}
 		out = append(out, w)
 	}
 	return out
 }
 
-// ClauseValues evaluates p with state tracking and returns each top-level
-// clause's bool value (nil when it is not a bool or failed). For coverage.
-func ClauseValues(m *fsm.Machine, d *Decision, p *fsm.Program) []*bool {
-	if d == nil || d.vars == nil || p == nil {
+// ClauseValues evaluates p in snap with state tracking and returns each
+// top-level clause's bool value (nil when it is not a bool or failed). For
+// coverage.
+func ClauseValues(m *fsm.Machine, snap Snapshot, p *fsm.Program) []*bool {
+	if p == nil {
 		return nil
 	}
+	v, _ := newVars(m, snap.Object, snap.Observations, snap.Now)
 	var out []*bool
-	for _, c := range explainClauses(m, d.vars, p, 2) {
+	for _, c := range explainClauses(m, v, p, 2) {
 		out = append(out, c.Bool)
 	}
 	return out
@@ -307,12 +309,4 @@ func clip(s string) string {
 		return s[:77] + "..."
 	}
 	return s
-}
-
-// StepTracer is a Tracer that also wants every step's snapshot and
-// decision (to explain it, or to measure coverage). Reconcile checks for it
-// once per reconcile; Step itself is unchanged.
-type StepTracer interface {
-	Tracer
-	Step(now time.Time, obj adapters.Ref, m *fsm.Machine, snap Snapshot, d *Decision)
 }

@@ -559,7 +559,7 @@ var (
 // comprehension scopes.
 func parse(src string) *exprInfo {
 	parseEnvOnce.Do(func() {
-		parseEnv, _ = cel.NewEnv(library.EnvOptions()...)
+		parseEnv, _ = cel.NewEnv(library.EnvOptions(nil)...) // parsing only: nothing is evaluated
 	})
 	if parseEnv == nil {
 		return nil

@@ -12,6 +12,7 @@ import (
 	lfsm "github.com/looplab/fsm"
 	k8slib "k8s.io/apiserver/pkg/cel/library"
 
+	"github.com/statecraft/statecraft/jsonvalue"
 	"github.com/statecraft/statecraft/library"
 	"github.com/statecraft/statecraft/rules"
 )
@@ -35,12 +36,20 @@ var VerbOutcomes = map[string][]string{
 const NotRetained = "not_retained"
 
 // Compile turns every machine of the files into a Machine.
+//
+// The machines share a new Memory; CompileIn gives them one of the run's.
 func Compile(files ...*rules.File) ([]*Machine, hcl.Diagnostics) {
+	return CompileIn(NewMemory(nil), files...)
+}
+
+// CompileIn is Compile with the machines remembering in mem, the run's
+// memory (a simulation's, a controller's), which they then share.
+func CompileIn(mem *Memory, files ...*rules.File) ([]*Machine, hcl.Diagnostics) {
 	var out []*Machine
 	var diags hcl.Diagnostics
 	for _, f := range files {
 		for _, sm := range f.Machines {
-			m, d := CompileMachine(sm)
+			m, d := compileMachine(mem, sm)
 			diags = append(diags, d...)
 			if m != nil {
 				out = append(out, m)
@@ -50,9 +59,14 @@ func Compile(files ...*rules.File) ([]*Machine, hcl.Diagnostics) {
 	return out, diags
 }
 
-// CompileMachine compiles one machine. It returns nil when there are errors.
+// CompileMachine compiles one machine, with a Memory of its own. It
+// returns nil when there are errors.
 func CompileMachine(sm *rules.Machine) (*Machine, hcl.Diagnostics) {
-	c := &compiler{src: sm}
+	return compileMachine(NewMemory(nil), sm)
+}
+
+func compileMachine(mem *Memory, sm *rules.Machine) (*Machine, hcl.Diagnostics) {
+	c := &compiler{src: sm, mem: mem}
 	m := c.compile()
 	if c.diags.HasErrors() {
 		return nil, c.diags
@@ -62,6 +76,7 @@ func CompileMachine(sm *rules.Machine) (*Machine, hcl.Diagnostics) {
 
 type compiler struct {
 	src      *rules.Machine
+	mem      *Memory
 	diags    hcl.Diagnostics
 	env      *cel.Env // base: self, status, now, params, observations, lets
 	routeEnv *cel.Env // + last
@@ -83,10 +98,10 @@ func (c *compiler) errf(rng hcl.Range, summary, format string, args ...any) {
 func (c *compiler) compile() *Machine {
 	sm := c.src
 	m := &Machine{
-		Name: sm.Name, Source: sm, StateField: sm.StateField, MaxSteps: sm.MaxSteps, Resources: sm.Resources,
+		Name: sm.Name, Source: sm, StateField: sm.StateField, MaxSteps: sm.MaxSteps, Resources: sm.Resources, Memory: c.mem,
 		stateIndex: map[string]*State{}, byState: map[string][]*Transition{},
 	}
-	lib, err := cel.NewEnv(library.EnvOptions()...)
+	lib, err := cel.NewEnv(library.EnvOptions(c.mem.Library)...)
 	if err != nil {
 		c.errf(sm.DeclRange, "CEL environment error", "%v", err)
 		return nil
@@ -126,6 +141,9 @@ func (c *compiler) compile() *Machine {
 		}
 		c.extend(cel.Variable("param."+p.Name, t))
 		cp := &Param{Param: p}
+		if p.Override != "" {
+			cp.OverridePath = jsonvalue.DottedPath(p.Override)
+		}
 		if p.Valid != nil {
 			venv, err := c.env.Extend(cel.Variable("value", t))
 			if err == nil {
@@ -220,8 +238,8 @@ func (c *compiler) compile() *Machine {
 	if m.Initial != nil {
 		init = m.Initial.Name
 	}
-	f := lfsm.NewFSM(init, m.events, nil)
-	m.pool.Put(f)
+	// The event table is checked once here, and the first instance kept.
+	c.mem.moves(m).Put(lfsm.NewFSM(init, m.events, nil))
 	return m
 }
 

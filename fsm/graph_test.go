@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/statecraft/statecraft/fsm"
-	"github.com/statecraft/statecraft/textdiff"
 	"github.com/statecraft/statecraft/rules"
+	"github.com/statecraft/statecraft/textdiff"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")

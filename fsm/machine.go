@@ -32,38 +32,15 @@ type Machine struct {
 	Lets        []*Let
 	Transitions []*Transition
 
+	// Memory is what the machine remembers between steps, shared with the
+	// machines compiled with it (CompileIn): not part of its meaning.
+	Memory *Memory
+
 	stateIndex map[string]*State
 	byState    map[string][]*Transition
 	events     lfsm.Events
-	pool       sync.Pool // *lfsm.FSM instances, reused across steps
 	restOnce   sync.Once
 	rest       map[string]*RestProfile // by state; see rest.go
-	memoMu     sync.Mutex
-	memo       map[string]any // see Memo
-}
-
-// maxMemo bounds a machine's memo; it is forgotten wholesale when full.
-const maxMemo = 4096
-
-// Memo remembers results of pure computations over the machine that its
-// users key themselves (the engine's resolved params, by override values):
-// the value under key, computed on first use. It is bounded, and compute
-// may run more than once for a key; results are shared, not to be changed.
-func (m *Machine) Memo(key string, compute func() any) any {
-	m.memoMu.Lock()
-	v, ok := m.memo[key]
-	m.memoMu.Unlock()
-	if ok {
-		return v
-	}
-	v = compute()
-	m.memoMu.Lock()
-	if m.memo == nil || len(m.memo) >= maxMemo {
-		m.memo = map[string]any{}
-	}
-	m.memo[key] = v
-	m.memoMu.Unlock()
-	return v
 }
 
 // State is a compiled state.
@@ -77,7 +54,9 @@ type State struct {
 // Param is a compiled param.
 type Param struct {
 	*rules.Param
-	Valid *Program
+	// OverridePath is Override split into its tokens (jsonvalue.Lookup).
+	OverridePath []string
+	Valid        *Program
 	// ValidReadsValueOnly is set when Valid reads nothing but value, so
 	// that a param's check depends on its value alone.
 	ValidReadsValueOnly bool
@@ -214,13 +193,14 @@ func (m *Machine) Candidates(state string) []*Transition { return m.byState[stat
 // Move checks, through the machine's looplab/fsm event table, that event
 // leads from state to a destination, and returns that destination.
 func (m *Machine) Move(state, event string) (string, error) {
-	f, _ := m.pool.Get().(*lfsm.FSM)
+	pool := m.Memory.moves(m)
+	f, _ := pool.Get().(*lfsm.FSM)
 	if f == nil {
 		f = lfsm.NewFSM(state, m.events, nil)
 	} else {
 		f.SetState(state)
 	}
-	defer m.pool.Put(f)
+	defer pool.Put(f)
 	if err := f.Event(context.Background(), event); err != nil {
 		if _, ok := err.(lfsm.NoTransitionError); !ok {
 			return "", fmt.Errorf("machine %s: event %q from %s: %w", m.Name, event, state, err)

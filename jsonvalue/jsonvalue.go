@@ -1,19 +1,17 @@
-// Package jsonvalue is the one toolkit for unstructured JSON values
-// (map[string]any, []any, string, bool, nil, int64, float64) that the
-// simulator, the patch planner and the CEL library share: normalizing,
-// copying, comparing by value, RFC 7386 merge patches, canonical encoding
-// and JSON Pointer tokens. It is pure and deterministic.
 package jsonvalue
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"hash/maphash"
 	"math"
 	"reflect"
 	"sort"
 	"strings"
+
+	"github.com/cespare/xxhash/v2"
+
+	"github.com/statecraft/statecraft/jsonparse"
 )
 
 // maxExactFloat is the largest magnitude below which every integer is
@@ -292,12 +290,7 @@ func SortedKeys[V any](m map[string]V) []string {
 // only maps, lists, strings, bools, nil, int64, and float64 that are not
 // whole numbers. It allocates nothing, so callers that only read a value
 // can skip Normalize's copy. A frozen value is answered from memory.
-func IsCanonical(v any) bool {
-	if f := lookupFrozen(v); f != nil {
-		return f.canonical
-	}
-	return isCanonical(v)
-}
+func IsCanonical(v any) bool { return isCanonical(v) }
 
 func isCanonical(v any) bool {
 	switch t := v.(type) {
@@ -323,6 +316,15 @@ func isCanonical(v any) bool {
 	return false
 }
 
+// Decode parses JSON text into a canonical value.
+func Decode(data []byte) (any, error) {
+	v, err := jsonparse.Parse(data, jsonparse.Options{})
+	if err != nil {
+		return nil, err
+	}
+	return Canonical(v)
+}
+
 // Canonical returns v itself when IsCanonical(v), else Normalize(v): for
 // callers that only read the value, or copy before they write.
 func Canonical(v any) (any, error) {
@@ -334,22 +336,28 @@ func Canonical(v any) (any, error) {
 
 // Fingerprint is a 128-bit hash of a JSON value's content, equal for equal
 // values (map order aside) and, for different values, different but with
-// negligible chance. It allocates nothing and is stable within a process
-// only (its seeds are random): for in-memory caches, never for output.
+// negligible chance. It allocates nothing, and its seeds are fixed: the
+// same value has the same fingerprint in every run. It is meant for
+// in-memory caches, not for output.
 type Fingerprint [2]uint64
 
-var seeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
+// seeds are the two halves' seeds: fixed, so that runs are the same.
+var seeds = [2]uint64{0x243f6a8885a308d3, 0x13198a2e03707344}
 
-// Hash fingerprints v. A frozen value's fingerprint is computed once.
+// Hash fingerprints v (Registry.Hash remembers a frozen value's).
 func Hash(v any) Fingerprint {
-	if f := lookupFrozen(v); f != nil {
-		f.hashOnce.Do(func() { f.hash = Fingerprint{hash(seeds[0], v), hash(seeds[1], v)} })
-		return f.hash
-	}
 	return Fingerprint{hash(seeds[0], v), hash(seeds[1], v)}
 }
 
-func hash(seed maphash.Seed, v any) uint64 {
+// HashString is a 64-bit hash of s under seed (xxHash64).
+func HashString(seed uint64, s string) uint64 {
+	var d xxhash.Digest
+	d.ResetWithSeed(seed)
+	d.WriteString(s)
+	return d.Sum64()
+}
+
+func hash(seed uint64, v any) uint64 {
 	const (
 		tagNil = iota + 1
 		tagFalse
@@ -381,7 +389,7 @@ func hash(seed maphash.Seed, v any) uint64 {
 		}
 		return mix(tagFloat, math.Float64bits(t))
 	case string:
-		return mix(tagString, maphash.String(seed, t))
+		return mix(tagString, HashString(seed, t))
 	case []any:
 		h := uint64(tagList)
 		for _, e := range t {
@@ -392,7 +400,7 @@ func hash(seed maphash.Seed, v any) uint64 {
 		// Map order is random: combine the entries with a commutative sum.
 		var sum uint64
 		for k, e := range t {
-			sum += mix(maphash.String(seed, k), hash(seed, e))
+			sum += mix(HashString(seed, k), hash(seed, e))
 		}
 		return mix(mix(tagMap, sum), uint64(len(t)))
 	}

@@ -139,22 +139,23 @@ func TestContains(t *testing.T) {
 // A frozen value answers IsCanonical and Hash as the same content unfrozen
 // does, for itself and the maps directly inside it.
 func TestFreeze(t *testing.T) {
+	r := NewRegistry()
 	mk := func() map[string]any {
 		return map[string]any{"spec": map[string]any{"a": int64(1), "b": []any{"x"}}, "n": 2.5}
 	}
-	f := Freeze(mk())
+	f := r.Freeze(mk())
 	plain := mk()
-	if Hash(f) != Hash(plain) || Hash(f["spec"]) != Hash(plain["spec"]) {
+	if r.Hash(f) != r.Hash(plain) || r.Hash(f["spec"]) != r.Hash(plain["spec"]) {
 		t.Error("a frozen value hashes differently from its content")
 	}
-	if Hash(f) != Hash(f) || !IsCanonical(f) || !IsCanonical(f["spec"]) {
+	if r.Hash(f) != r.Hash(f) || !r.IsCanonical(f) || !r.IsCanonical(f["spec"]) {
 		t.Error("a frozen canonical value is not canonical or not stable")
 	}
-	odd := Freeze(map[string]any{"spec": map[string]any{"n": 3}}) // an int, not int64
-	if IsCanonical(odd) || IsCanonical(odd["spec"]) {
+	odd := r.Freeze(map[string]any{"spec": map[string]any{"n": 3}}) // an int, not int64
+	if r.IsCanonical(odd) || r.IsCanonical(odd["spec"]) {
 		t.Error("a frozen value holding an int is canonical")
 	}
-	if Hash(odd) != Hash(map[string]any{"spec": map[string]any{"n": int64(3)}}) {
+	if r.Hash(odd) != r.Hash(map[string]any{"spec": map[string]any{"n": int64(3)}}) {
 		t.Error("a frozen value's hash is not its content's")
 	}
 }
@@ -189,21 +190,22 @@ func TestMergeDiff(t *testing.T) {
 // Remember computes a derived value once per frozen map, every time for a
 // map that is not (or no longer) frozen.
 func TestRemember(t *testing.T) {
+	r := NewRegistry()
 	calls := 0
 	count := func() int { calls++; return calls }
-	f := Freeze(map[string]any{"a": "b"})
-	if Remember(f, "n", count) != 1 || Remember(f, "n", count) != 1 {
+	f := r.Freeze(map[string]any{"a": "b"})
+	if Remember(r, f, "n", count) != 1 || Remember(r, f, "n", count) != 1 {
 		t.Error("a frozen map's derived value was computed twice")
 	}
-	if Remember(f, "other", count) != 2 {
+	if Remember(r, f, "other", count) != 2 {
 		t.Error("another name shares the value")
 	}
 	plain := map[string]any{"a": "b"}
-	if Remember(plain, "n", count) != 3 || Remember(plain, "n", count) != 4 {
+	if Remember(r, plain, "n", count) != 3 || Remember(r, plain, "n", count) != 4 {
 		t.Error("a map that is not frozen remembered a value")
 	}
-	Thaw(f)
-	if Remember(f, "n", count) != 5 {
+	r.Thaw(f)
+	if Remember(r, f, "n", count) != 5 {
 		t.Error("a thawed map remembered a value")
 	}
 }
@@ -211,26 +213,53 @@ func TestRemember(t *testing.T) {
 // Refreeze keeps what a successor shares with the value it replaces frozen
 // with its memory, and thaws the rest of the old value.
 func TestRefreeze(t *testing.T) {
+	r := NewRegistry()
 	shared := map[string]any{"x": "1"}
-	old := Freeze(map[string]any{"a": shared, "b": map[string]any{"y": "2"}, "n": int64(1)})
+	old := r.Freeze(map[string]any{"a": shared, "b": map[string]any{"y": "2"}, "n": int64(1)})
 	calls := 0
 	count := func() int { calls++; return calls }
-	Remember(shared, "test", count)
+	Remember(r, shared, "test", count)
 	next := map[string]any{"a": shared, "b": map[string]any{"z": 2.0}, "n": int64(2)}
-	if got := Refreeze(old, next); !Frozen(got) {
+	if got := r.Refreeze(old, next); !r.Frozen(got) {
 		t.Fatal("the successor is not frozen")
 	}
-	if !Frozen(shared) || Remember(shared, "test", count) != 1 {
+	if !r.Frozen(shared) || Remember(r, shared, "test", count) != 1 {
 		t.Errorf("a shared map lost its registration or what was remembered (calls %d)", calls)
 	}
-	if Frozen(old) || Frozen(old["b"].(map[string]any)) {
+	if r.Frozen(old) || r.Frozen(old["b"].(map[string]any)) {
 		t.Error("the old value, or a map only it held, is still frozen")
 	}
-	if IsCanonical(next) {
+	if r.IsCanonical(next) {
 		t.Error("a successor holding 2.0 is reported canonical")
 	}
-	if !IsCanonical(old) {
+	if !r.IsCanonical(old) {
 		t.Error("the thawed old value is canonical (walked again)")
 	}
-	Thaw(next)
+	r.Thaw(next)
+}
+
+// Fingerprints are the same in every run: their seeds are fixed.
+func TestHashIsFixed(t *testing.T) {
+	v := map[string]any{"a": []any{"x", int64(1), 2.5, true, nil}, "b": map[string]any{"c": "d"}}
+	if got, want := Hash(v), (Fingerprint{0xa5bca7435385e979, 0x43c3ca5535518a33}); got != want {
+		t.Errorf("Hash = %#x, want %#x (the seeds or the hash changed)", got, want)
+	}
+	if Hash(v) != Hash(map[string]any{"b": map[string]any{"c": "d"}, "a": []any{"x", int64(1), 2.5, true, nil}}) {
+		t.Error("equal values hash differently")
+	}
+}
+
+// A nil registry freezes nothing and answers every question by walking.
+func TestNilRegistry(t *testing.T) {
+	var r *Registry
+	v := r.Freeze(map[string]any{"n": 3})
+	if r.Frozen(v) || r.IsCanonical(v) || r.Hash(v) != Hash(map[string]any{"n": int64(3)}) {
+		t.Error("a nil registry remembered something")
+	}
+	calls := 0
+	Remember(r, v, "x", func() int { calls++; return calls })
+	Remember(r, v, "x", func() int { calls++; return calls })
+	if calls != 2 {
+		t.Error("a nil registry remembered a derived value")
+	}
 }

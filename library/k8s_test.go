@@ -10,7 +10,7 @@ import (
 
 // The Kubernetes CEL libraries are part of the rule language.
 func TestKubernetesLibraries(t *testing.T) {
-	env, err := cel.NewEnv(library.EnvOptions()...)
+	env, err := cel.NewEnv(library.EnvOptions(library.NewMemory(nil))...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,10 +1,3 @@
-// Package library holds the CEL functions that rule files call for domain
-// computations that are not decisions: applying a merge patch, comparing an
-// object with a patch, naming an object, computing a backoff. It also owns
-// the conversion of values between Go's unstructured JSON and CEL.
-//
-// It decides nothing: rule files decide, package fsm compiles expressions
-// against Env, and package engine evaluates them.
 package library
 
 import (
@@ -25,8 +18,9 @@ import (
 
 // EnvOptions returns the CEL environment every rule expression compiles in:
 // the standard library, optional types, the strings, math, lists and sets
-// extensions, and statecraft's own functions.
-func EnvOptions() []cel.EnvOption {
+// extensions, and statecraft's own functions, which remember in mem (nil:
+// nowhere).
+func EnvOptions(mem *Memory) []cel.EnvOption {
 	return []cel.EnvOption{
 		cel.OptionalTypes(),
 		cel.CrossTypeNumericComparisons(true),
@@ -45,19 +39,20 @@ func EnvOptions() []cel.EnvOption {
 		k8slib.IP(),
 		k8slib.CIDR(),
 		k8slib.Format(),
-		cel.Lib(statecraftLib{}),
+		cel.Lib(statecraftLib{mem}),
 		cel.Lib(upgradeLib{}),
-		cel.Lib(rolloutLib{}),
+		cel.Lib(rolloutLib{mem}),
 	}
 }
 
-type statecraftLib struct{}
+// statecraftLib is statecraft's own functions, remembering in mem.
+type statecraftLib struct{ mem *Memory }
 
-func (statecraftLib) LibraryName() string { return "statecraft" }
+func (l statecraftLib) LibraryName() string { return "statecraft" }
 
-func (statecraftLib) ProgramOptions() []cel.ProgramOption { return nil }
+func (l statecraftLib) ProgramOptions() []cel.ProgramOption { return nil }
 
-func (statecraftLib) CompileOptions() []cel.EnvOption {
+func (l statecraftLib) CompileOptions() []cel.EnvOption {
 	dyn := cel.DynType
 	mapSD := cel.MapType(cel.StringType, cel.DynType)
 	return append([]cel.EnvOption{
@@ -69,7 +64,7 @@ func (statecraftLib) CompileOptions() []cel.EnvOption {
 			cel.Overload("patch_satisfied_dyn_dyn", []*cel.Type{dyn, dyn}, cel.BoolType, cel.BinaryBinding(satisfiedFn))),
 		cel.Function("patch.contains",
 			cel.Overload("patch_contains_dyn_dyn", []*cel.Type{dyn, dyn}, cel.BoolType, cel.BinaryBinding(func(a, b ref.Val) ref.Val {
-				return types.Bool(jsonvalue.Contains(Canonical(ToGo(a)), Canonical(ToGo(b))))
+				return types.Bool(jsonvalue.Contains(l.mem.canonical(ToGo(a)), l.mem.canonical(ToGo(b))))
 			}))),
 		cel.Function("microTime",
 			cel.Overload("microtime_timestamp", []*cel.Type{cel.TimestampType}, cel.StringType, cel.UnaryBinding(func(v ref.Val) ref.Val {
@@ -82,7 +77,7 @@ func (statecraftLib) CompileOptions() []cel.EnvOption {
 		cel.Function("backoff",
 			cel.Overload("backoff_duration_int_duration", []*cel.Type{cel.DurationType, cel.IntType, cel.DurationType}, cel.DurationType,
 				cel.FunctionBinding(backoffFn))),
-	}, objpatchFunctions()...)
+	}, objpatchFunctions(l.mem)...)
 }
 
 // refOf returns {apiVersion, kind, namespace, name} of an object.
@@ -194,7 +189,13 @@ func Normalize(v any) any {
 // jsonvalue.IsCanonical), else a normalized copy: for values that are only
 // read, it saves the copy.
 func Canonical(v any) any {
-	if c, err := jsonvalue.Canonical(v); err == nil {
+	return (*Memory)(nil).canonical(v)
+}
+
+// canonical is Canonical, answered from memory for a value frozen in
+// mem's registry.
+func (mem *Memory) canonical(v any) any {
+	if c, err := mem.frozen().Canonical(v); err == nil {
 		return c
 	}
 	return v

@@ -3,12 +3,12 @@ package library
 import (
 	"encoding/binary"
 	"errors"
-	"hash/maphash"
 	"reflect"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/cespare/xxhash/v2"
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
@@ -19,18 +19,18 @@ import (
 
 // objpatchFunctions are thin CEL wrappers over package objpatch. They
 // compute; the rule file decides what a result means for the lifecycle.
-func objpatchFunctions() []cel.EnvOption {
+func objpatchFunctions(mem *Memory) []cel.EnvOption {
 	dyn := cel.DynType
 	mapSD := cel.MapType(cel.StringType, cel.DynType)
 	return []cel.EnvOption{
 		cel.Function("objpatch.validate",
-			cel.Overload("objpatch_validate_dyn", []*cel.Type{dyn}, mapSD, cel.UnaryBinding(validateFn))),
+			cel.Overload("objpatch_validate_dyn", []*cel.Type{dyn}, mapSD, cel.UnaryBinding(mem.validateFn))),
 		cel.Function("objpatch.plan",
-			cel.Overload("objpatch_plan_dyn_dyn", []*cel.Type{dyn, dyn}, mapSD, cel.BinaryBinding(planFn))),
+			cel.Overload("objpatch_plan_dyn_dyn", []*cel.Type{dyn, dyn}, mapSD, cel.BinaryBinding(mem.planFn))),
 		cel.Function("objpatch.satisfied",
-			cel.Overload("objpatch_satisfied_dyn_dyn", []*cel.Type{dyn, dyn}, cel.BoolType, cel.BinaryBinding(objSatisfiedFn))),
+			cel.Overload("objpatch_satisfied_dyn_dyn", []*cel.Type{dyn, dyn}, cel.BoolType, cel.BinaryBinding(mem.objSatisfiedFn))),
 		cel.Function("objpatch.arbitrate",
-			cel.Overload("objpatch_arbitrate_dyn_dyn", []*cel.Type{dyn, dyn}, mapSD, cel.BinaryBinding(arbitrateFn))),
+			cel.Overload("objpatch_arbitrate_dyn_dyn", []*cel.Type{dyn, dyn}, mapSD, cel.BinaryBinding(mem.arbitrateFn))),
 	}
 }
 
@@ -54,10 +54,10 @@ func errorText(err error) string {
 // ValidateSpec checks spec.patch and spec.jsonPatch statically, before any
 // target is read. It returns {ok, error}: error names the operation's index
 // and the rule broken, such as "jsonPatch[1].value: remove must omit value".
-func ValidateSpec(spec any) map[string]any {
+func (mem *Memory) ValidateSpec(spec any) map[string]any {
 	patch, has, ops, err := specParts(spec)
 	if err == nil {
-		err = objpatch.Validate(patch, has, ops)
+		err = mem.tables().selectors.Validate(patch, has, ops)
 	}
 	if err != nil {
 		return map[string]any{"ok": false, "error": errorText(err)}
@@ -71,12 +71,18 @@ func ValidateSpec(spec any) map[string]any {
 // operations as a string (null when none change anything), and full one
 // merge patch that takes target to the planned object (null when
 // unchanged), for validating the whole result in a single dry run.
-func PlanSpec(target, spec any) map[string]any {
+//
+// Plans are remembered in mem (nil: nowhere) by the content of target and
+// spec: an object resting in a state is re-planned on every check, and its
+// target seldom changes. A frozen target keeps its plans itself, as long
+// as it lives.
+func (mem *Memory) PlanSpec(target, spec any) map[string]any {
 	tm, _ := target.(map[string]any)
-	compute := func() map[string]any { return planSpec(tm, spec) }
-	sf := jsonvalue.Hash(spec)
-	if jsonvalue.Frozen(tm) {
-		pc := jsonvalue.Remember(tm, "objpatch.plans", func() *targetPlans { return &targetPlans{bySpec: map[jsonvalue.Fingerprint]map[string]any{}} })
+	compute := func() map[string]any { return mem.planSpec(tm, spec) }
+	frozen := mem.frozen()
+	sf := frozen.Hash(spec)
+	if frozen.Frozen(tm) {
+		pc := jsonvalue.Remember(frozen, tm, "objpatch.plans", func() *targetPlans { return &targetPlans{bySpec: map[jsonvalue.Fingerprint]map[string]any{}} })
 		pc.mu.Lock()
 		p, ok := pc.bySpec[sf]
 		pc.mu.Unlock()
@@ -88,7 +94,7 @@ func PlanSpec(target, spec any) map[string]any {
 		}
 		return p
 	}
-	return plans.get([2]jsonvalue.Fingerprint{jsonvalue.Hash(tm), sf}, compute)
+	return mem.tables().plans.Get([2]jsonvalue.Fingerprint{frozen.Hash(tm), sf}, compute)
 }
 
 // targetPlans are the plans of one frozen target, by spec.
@@ -97,12 +103,7 @@ type targetPlans struct {
 	bySpec map[jsonvalue.Fingerprint]map[string]any
 }
 
-// plans remembers plans by the content of target and spec: an object
-// resting in a state is re-planned on every check, and its target seldom
-// changes. A frozen target keeps its plans itself, as long as it lives.
-var plans = newMemo[[2]jsonvalue.Fingerprint, map[string]any](4096)
-
-func planSpec(tm map[string]any, spec any) map[string]any {
+func (mem *Memory) planSpec(tm map[string]any, spec any) map[string]any {
 	out := map[string]any{"ok": false, "error": "", "changed": false, "object": map[string]any{}, "merge": nil, "json": nil, "full": nil}
 	patch, has, ops, err := specParts(spec)
 	if err != nil {
@@ -112,11 +113,12 @@ func planSpec(tm map[string]any, spec any) map[string]any {
 	if !has {
 		patch = nil
 	}
-	if err := objpatch.Validate(patch, has, ops); err != nil {
+	sel := mem.tables().selectors
+	if err := sel.Validate(patch, has, ops); err != nil {
 		out["error"] = errorText(err)
 		return out
 	}
-	res, err := objpatch.Plan(tm, patch, ops, objpatch.Options{})
+	res, err := objpatch.Plan(tm, patch, ops, objpatch.Options{Selectors: sel})
 	if err != nil {
 		out["error"] = errorText(err)
 		return out
@@ -138,8 +140,8 @@ func planSpec(tm map[string]any, spec any) map[string]any {
 
 // SatisfiedSpec reports whether obj already matches spec: planning it
 // succeeds and changes nothing. A plan error counts as not satisfied.
-func SatisfiedSpec(obj, spec any) bool {
-	p := PlanSpec(obj, spec)
+func (mem *Memory) SatisfiedSpec(obj, spec any) bool {
+	p := mem.PlanSpec(obj, spec)
 	return p["ok"] == true && p["changed"] == false
 }
 
@@ -160,11 +162,11 @@ var StatusBlind = map[string]bool{"objpatch.arbitrate": true}
 // the verdicts of a whole list are remembered once for all of its members:
 // a valid self, not being deleted, listed as it is, takes its verdict from
 // there. Any other self is arbitrated on its own.
-func ArbitrateClaims(patches []any, self map[string]any) map[string]any {
-	l := claimantList(patches)
-	if l.holds(self) {
-		all := listVerdicts.get(l.key, func() map[nsName]listedVerdict {
-			vs := objpatch.Arbitrate(claimants(patches, nil))
+func (mem *Memory) ArbitrateClaims(patches []any, self map[string]any) map[string]any {
+	l := mem.claimantList(patches)
+	if l.holds(mem, self) {
+		all := mem.tables().listVerdicts.Get(l.key, func() map[nsName]listedVerdict {
+			vs := objpatch.Arbitrate(mem.claimants(patches, nil))
 			out := make(map[nsName]listedVerdict, len(patches))
 			for _, it := range patches {
 				if obj, ok := it.(map[string]any); ok {
@@ -178,8 +180,8 @@ func ArbitrateClaims(patches []any, self map[string]any) map[string]any {
 			return v.value
 		}
 	}
-	sk := claimantFingerprintOf(self)
-	return arbitrations.get([2]jsonvalue.Fingerprint{sk, l.key}, func() map[string]any { return arbitrateClaims(patches, self) })
+	sk := mem.claimantFingerprintOf(self)
+	return mem.tables().arbitrations.Get([2]jsonvalue.Fingerprint{sk, l.key}, func() map[string]any { return mem.arbitrateClaims(patches, self) })
 }
 
 // A listedVerdict is a listed patch's verdict; claims is false for one that
@@ -210,16 +212,12 @@ type listed struct {
 	key jsonvalue.Fingerprint
 }
 
-// lastLists remembers the last list arbitrated per namespace (of its first
-// member). Every patch of a namespace arbitrates the list of its namespace,
-// which changes one member at a time: a member that is the same frozen
-// object as in the last list keeps its fingerprint without a look-up.
-var lastLists struct {
-	sync.Mutex
-	byNamespace map[string]*listed
-}
-
-func claimantList(patches []any) *listed {
+// claimantList returns patches as a listed. Every patch of a namespace
+// arbitrates the list of its namespace, which changes one member at a
+// time: mem remembers the last list arbitrated per namespace (of its first
+// member), and a member that is the same frozen object as in the last list
+// keeps its fingerprint without a look-up.
+func (mem *Memory) claimantList(patches []any) *listed {
 	ns := ""
 	if len(patches) > 0 {
 		if obj, ok := patches[0].(map[string]any); ok {
@@ -227,9 +225,10 @@ func claimantList(patches []any) *listed {
 			ns = str(md["namespace"])
 		}
 	}
-	lastLists.Lock()
-	last := lastLists.byNamespace[ns]
-	lastLists.Unlock()
+	t := mem.tables()
+	t.lastMu.Lock()
+	last := t.lastLists[ns]
+	t.lastMu.Unlock()
 	if last != nil && last.sameMembers(patches) {
 		return last
 	}
@@ -244,17 +243,17 @@ func claimantList(patches []any) *listed {
 		if last != nil && i < len(last.items) && last.frozen[i] && sameMap(last.items[i], obj) {
 			l.fps[i], l.frozen[i] = last.fps[i], true
 		} else {
-			l.fps[i], l.frozen[i] = claimantFingerprintOf(obj), jsonvalue.Frozen(obj)
+			l.fps[i], l.frozen[i] = mem.claimantFingerprintOf(obj), mem.frozen().Frozen(obj)
 		}
 		l.key[0] += l.fps[i][0]
 		l.key[1] += l.fps[i][1]
 	}
-	lastLists.Lock()
-	if lastLists.byNamespace == nil || len(lastLists.byNamespace) >= 4096 {
-		lastLists.byNamespace = map[string]*listed{}
+	t.lastMu.Lock()
+	if t.lastLists == nil || len(t.lastLists) >= 4096 {
+		t.lastLists = map[string]*listed{}
 	}
-	lastLists.byNamespace[ns] = l
-	lastLists.Unlock()
+	t.lastLists[ns] = l
+	t.lastMu.Unlock()
 	return l
 }
 
@@ -283,13 +282,13 @@ func sameMap(a any, b map[string]any) bool {
 // listed (a self read with the list usually is), or one that arbitration
 // reads the same (the same claimant fingerprint: name, namespace,
 // timestamps and spec).
-func (l *listed) holds(self map[string]any) bool {
+func (l *listed) holds(mem *Memory, self map[string]any) bool {
 	for _, it := range l.items {
 		if sameMap(it, self) {
 			return true
 		}
 	}
-	fp := claimantFingerprintOf(self)
+	fp := mem.claimantFingerprintOf(self)
 	for _, f := range l.fps {
 		if f == fp {
 			return true
@@ -298,42 +297,37 @@ func (l *listed) holds(self map[string]any) bool {
 	return false
 }
 
-// arbitrations remembers the verdicts of selves arbitrated on their own,
-// and listVerdicts those of whole lists, by what arbitration reads of each
-// patch: its name, namespace, creation and deletion timestamps and spec
-// (not its status, which every check rewrites).
-var (
-	arbitrations = newMemo[[2]jsonvalue.Fingerprint, map[string]any](4096)
-	listVerdicts = newMemo[jsonvalue.Fingerprint, map[nsName]listedVerdict](4096)
-)
-
 // claimantFingerprintOf is claimantFingerprint, remembered on a frozen obj.
-func claimantFingerprintOf(obj map[string]any) jsonvalue.Fingerprint {
-	return jsonvalue.Remember(obj, "objpatch.claimant", func() jsonvalue.Fingerprint { return claimantFingerprint(obj) })
+func (mem *Memory) claimantFingerprintOf(obj map[string]any) jsonvalue.Fingerprint {
+	frozen := mem.frozen()
+	return jsonvalue.Remember(frozen, obj, "objpatch.claimant", func() jsonvalue.Fingerprint { return claimantFingerprint(frozen, obj) })
 }
 
-// claimantFingerprint fingerprints what arbitration reads of one patch.
-func claimantFingerprint(obj map[string]any) jsonvalue.Fingerprint {
+// claimantFingerprint fingerprints what arbitration reads of one patch:
+// its name, namespace, creation and deletion timestamps and spec (not its
+// status, which every check rewrites).
+func claimantFingerprint(frozen *jsonvalue.Registry, obj map[string]any) jsonvalue.Fingerprint {
 	md, _ := obj["metadata"].(map[string]any)
-	spec := jsonvalue.Hash(obj["spec"])
+	spec := frozen.Hash(obj["spec"])
 	var buf [16]byte
 	binary.LittleEndian.PutUint64(buf[:8], spec[0])
 	binary.LittleEndian.PutUint64(buf[8:], spec[1])
 	var f jsonvalue.Fingerprint
-	for i, seed := range keySeeds {
-		var h maphash.Hash
-		h.SetSeed(seed)
+	for i, seed := range claimantSeeds {
+		var d xxhash.Digest
+		d.ResetWithSeed(seed)
 		for _, s := range []string{str(md["namespace"]), str(md["name"]), str(md["creationTimestamp"]), str(md["deletionTimestamp"])} {
-			h.WriteString(s)
-			h.WriteByte(0)
+			d.WriteString(s)
+			d.Write([]byte{0})
 		}
-		h.Write(buf[:])
-		f[i] = h.Sum64()
+		d.Write(buf[:])
+		f[i] = d.Sum64()
 	}
 	return f
 }
 
-var keySeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
+// claimantSeeds are fixed, so that every run fingerprints alike.
+var claimantSeeds = [2]uint64{0xa4093822299f31d0, 0x082efa98ec4e6c89}
 
 func claimantKey(obj map[string]any) string {
 	md, _ := obj["metadata"].(map[string]any)
@@ -348,7 +342,7 @@ func claimantKey(obj map[string]any) string {
 // claimants are the patches that claim: not being deleted and with a valid
 // spec, except self (when given), which claims whatever its state, once,
 // and is added when not listed.
-func claimants(patches []any, self map[string]any) []objpatch.Claimant {
+func (mem *Memory) claimants(patches []any, self map[string]any) []objpatch.Claimant {
 	selfKey := ""
 	if self != nil {
 		selfKey = claimantKey(self)
@@ -366,7 +360,7 @@ func claimants(patches []any, self map[string]any) []objpatch.Claimant {
 		} else if _, deleting := md["deletionTimestamp"]; deleting {
 			return
 		}
-		c := claimsOf(obj, md)
+		c := mem.claimsOf(obj, md)
 		if !c.valid && (self == nil || k != selfKey) {
 			return
 		}
@@ -388,8 +382,8 @@ func verdictValue(v objpatch.Verdict) map[string]any {
 	return map[string]any{"accepted": v.Accepted, "winner": v.Winner, "message": v.Message()}
 }
 
-func arbitrateClaims(patches []any, self map[string]any) map[string]any {
-	return verdictValue(objpatch.Arbitrate(claimants(patches, self))[claimantKey(self)])
+func (mem *Memory) arbitrateClaims(patches []any, self map[string]any) map[string]any {
+	return verdictValue(objpatch.Arbitrate(mem.claimants(patches, self))[claimantKey(self)])
 }
 
 // specClaims is what a patch's spec claims: valid is false when the spec
@@ -401,29 +395,29 @@ type specClaims struct {
 	claims []objpatch.Claim
 }
 
-// claimsBySpec remembers claims by namespace and spec: every sibling patch
-// is arbitrated again on every check of every patch. A frozen patch keeps
-// its claims itself.
-var claimsBySpec = newMemo[claimsKey, specClaims](8192)
-
 type claimsKey struct {
 	namespace string
 	spec      jsonvalue.Fingerprint
 }
 
-func claimsOf(obj, md map[string]any) specClaims {
-	if jsonvalue.Frozen(obj) {
-		return jsonvalue.Remember(obj, "objpatch.claims", func() specClaims { return computeClaims(obj, md) })
+// claimsOf returns what a patch claims, remembered in mem by namespace and
+// spec (every sibling patch is arbitrated again on every check of every
+// patch); a frozen patch keeps its claims itself.
+func (mem *Memory) claimsOf(obj, md map[string]any) specClaims {
+	frozen := mem.frozen()
+	if frozen.Frozen(obj) {
+		return jsonvalue.Remember(frozen, obj, "objpatch.claims", func() specClaims { return mem.computeClaims(obj, md) })
 	}
-	return claimsBySpec.get(claimsKey{str(md["namespace"]), jsonvalue.Hash(obj["spec"])}, func() specClaims { return computeClaims(obj, md) })
+	return mem.tables().claimsBySpec.Get(claimsKey{str(md["namespace"]), frozen.Hash(obj["spec"])}, func() specClaims { return mem.computeClaims(obj, md) })
 }
 
 // computeClaims reads what a patch's spec claims in its namespace.
-func computeClaims(obj, md map[string]any) specClaims {
+func (mem *Memory) computeClaims(obj, md map[string]any) specClaims {
 	spec, _ := obj["spec"].(map[string]any)
 	patch, has, ops, err := specParts(spec)
+	sel := mem.tables().selectors
 	if err == nil {
-		err = objpatch.Validate(patch, has, ops)
+		err = sel.Validate(patch, has, ops)
 	}
 	if !has {
 		patch = nil
@@ -438,7 +432,7 @@ func computeClaims(obj, md map[string]any) specClaims {
 	return specClaims{
 		valid:  err == nil,
 		target: strings.Join([]string{group, str(tr["kind"]), ns, str(tr["name"])}, "/"),
-		claims: objpatch.Claims(patch, ops),
+		claims: sel.Claims(patch, ops),
 	}
 }
 
@@ -447,20 +441,22 @@ func str(v any) string {
 	return s
 }
 
-func validateFn(spec ref.Val) ref.Val { return canonicalToCEL(ValidateSpec(ToGo(spec))) }
+func (mem *Memory) validateFn(spec ref.Val) ref.Val {
+	return canonicalToCEL(mem.ValidateSpec(ToGo(spec)))
+}
 
 // planFn's plan is canonical by construction: objpatch.Plan normalizes the
 // target it plans, the patches are decoded or taken from its result, the
 // rest are strings and bools.
-func planFn(target, spec ref.Val) ref.Val {
-	return canonicalToCEL(PlanSpec(ToGo(target), ToGo(spec)))
+func (mem *Memory) planFn(target, spec ref.Val) ref.Val {
+	return canonicalToCEL(mem.PlanSpec(ToGo(target), ToGo(spec)))
 }
 
-func objSatisfiedFn(obj, spec ref.Val) ref.Val {
-	return types.Bool(SatisfiedSpec(ToGo(obj), ToGo(spec)))
+func (mem *Memory) objSatisfiedFn(obj, spec ref.Val) ref.Val {
+	return types.Bool(mem.SatisfiedSpec(ToGo(obj), ToGo(spec)))
 }
 
-func arbitrateFn(items, self ref.Val) ref.Val {
+func (mem *Memory) arbitrateFn(items, self ref.Val) ref.Val {
 	list, ok := ToGo(items).([]any)
 	if !ok {
 		return types.NewErr("objpatch.arbitrate: first argument is not a list")
@@ -469,5 +465,5 @@ func arbitrateFn(items, self ref.Val) ref.Val {
 	if !ok {
 		return types.NewErr("objpatch.arbitrate: second argument is not an object")
 	}
-	return canonicalToCEL(ArbitrateClaims(list, s)) // strings and bools
+	return canonicalToCEL(mem.ArbitrateClaims(list, s)) // strings and bools
 }

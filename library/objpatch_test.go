@@ -1,9 +1,10 @@
 package library_test
 
 import (
-	"github.com/statecraft/statecraft/jsonvalue"
 	"reflect"
 	"testing"
+
+	"github.com/statecraft/statecraft/jsonvalue"
 
 	"github.com/google/cel-go/cel"
 
@@ -14,7 +15,7 @@ import (
 // given variables (all dyn) and returns the result as unstructured Go.
 func eval(t *testing.T, expr string, vars map[string]any) any {
 	t.Helper()
-	opts := library.EnvOptions()
+	opts := library.EnvOptions(library.NewMemory(nil))
 	for k := range vars {
 		opts = append(opts, cel.Variable(k, cel.DynType))
 	}
@@ -185,9 +186,10 @@ func TestArbitrateListVerdictsAgree(t *testing.T) {
 	aDeleting := op("a", "2026-01-01T00:00:00Z", map[string]any{"team": "a"})
 	aDeleting["metadata"].(map[string]any)["deletionTimestamp"] = "2026-01-01T00:03:00Z"
 	lists := [][]any{{a, b, c}, {b, c, d}, {a, b, c, d}, {aDeleting, b}, {aChanged, b, d}, {}}
+	mem := library.NewMemory(nil)
 	for i, items := range lists {
 		for _, self := range []map[string]any{a, b, c, d, aChanged, aDeleting} {
-			got := library.ArbitrateClaims(items, self)
+			got := mem.ArbitrateClaims(items, self)
 			want := library.ArbitrateAlone(items, self)
 			if got["accepted"] != want["accepted"] || got["winner"] != want["winner"] || got["message"] != want["message"] {
 				t.Errorf("list %d, self %s: %v, want %v", i, self["metadata"].(map[string]any)["name"], got, want)
@@ -201,13 +203,15 @@ func TestArbitrateListVerdictsAgree(t *testing.T) {
 // replaced by a changed copy is read again, and an unfrozen member is read
 // every time (it may have been changed in place).
 func TestArbitrateListsOneMemberChanged(t *testing.T) {
-	freeze := func(m map[string]any) map[string]any { return jsonvalue.Freeze(m) }
+	reg := jsonvalue.NewRegistry()
+	mem := library.NewMemory(reg)
+	freeze := reg.Freeze
 	a := freeze(op("a", "2026-01-01T00:00:00Z", map[string]any{"team": "a"}))
 	b := freeze(op("b", "2026-01-01T00:01:00Z", map[string]any{"tier": "b"}))
 	c := freeze(op("c", "2026-01-01T00:02:00Z", map[string]any{"zone": "c"}))
 	check := func(step string, items []any, self map[string]any, accepted bool) {
 		t.Helper()
-		got := library.ArbitrateClaims(items, self)
+		got := mem.ArbitrateClaims(items, self)
 		want := library.ArbitrateAlone(items, self)
 		if got["accepted"] != want["accepted"] || got["winner"] != want["winner"] || got["message"] != want["message"] {
 			t.Errorf("%s: %v, arbitrated alone %v", step, got, want)
@@ -239,7 +243,7 @@ func TestPlanIsCanonical(t *testing.T) {
 		{"patch": map[string]any{"extra": map[string]any{"three": 3.0}}},
 		{"patch": map[string]any{"metadata": map[string]any{"labels": map[string]any{"a": "1"}}}},
 	} {
-		p := library.PlanSpec(target, spec)
+		p := library.NewMemory(nil).PlanSpec(target, spec)
 		if p["ok"] != true {
 			t.Fatalf("plan %v: %v", spec, p["error"])
 		}

@@ -18,7 +18,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/statecraft/statecraft/jsonvalue"
@@ -31,13 +30,14 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-type rolloutLib struct{}
+// rolloutLib is the rollout functions, remembering in mem.
+type rolloutLib struct{ mem *Memory }
 
-func (rolloutLib) LibraryName() string { return "statecraft.rollout" }
+func (l rolloutLib) LibraryName() string { return "statecraft.rollout" }
 
-func (rolloutLib) ProgramOptions() []cel.ProgramOption { return nil }
+func (l rolloutLib) ProgramOptions() []cel.ProgramOption { return nil }
 
-func (rolloutLib) CompileOptions() []cel.EnvOption {
+func (l rolloutLib) CompileOptions() []cel.EnvOption {
 	dyn := cel.DynType
 	str := cel.StringType
 	mapSD := cel.MapType(cel.StringType, cel.DynType)
@@ -59,7 +59,7 @@ func (rolloutLib) CompileOptions() []cel.EnvOption {
 		cel.Function("rollout.plan",
 			cel.Overload("rollout_plan_dyn_dyn_dyn", []*cel.Type{dyn, dyn, dyn}, mapSD,
 				cel.FunctionBinding(func(args ...ref.Val) ref.Val {
-					return ToCEL(Plan(ToGo(args[0]), ToGo(args[1]), ToGo(args[2])))
+					return ToCEL(l.mem.Plan(ToGo(args[0]), ToGo(args[1]), ToGo(args[2])))
 				}))),
 		cel.Function("rollout.teardown",
 			cel.Overload("rollout_teardown_dyn_dyn_dyn", []*cel.Type{dyn, dyn, dyn}, mapSD,
@@ -68,7 +68,7 @@ func (rolloutLib) CompileOptions() []cel.EnvOption {
 				}))),
 		cel.Function("rollout.probe",
 			cel.Overload("rollout_probe_dyn_dyn", []*cel.Type{dyn, dyn}, mapSD,
-				cel.BinaryBinding(func(a, b ref.Val) ref.Val { return ToCEL(Probe(ToGo(a), ToGo(b))) }))),
+				cel.BinaryBinding(func(a, b ref.Val) ref.Val { return ToCEL(l.mem.Probe(ToGo(a), ToGo(b))) }))),
 		cel.Function("rollout.setConditions",
 			cel.Overload("rollout_setconditions_dyn_dyn_timestamp_int", []*cel.Type{dyn, dyn, cel.TimestampType, cel.IntType}, list,
 				cel.FunctionBinding(func(args ...ref.Val) ref.Val {
@@ -119,17 +119,7 @@ func roInt(v any) int64 {
 
 // path reads a dotted path ("status.phase", ".status.phase") from obj.
 func roPath(obj any, p string) (any, bool) {
-	cur := obj
-	for _, seg := range strings.Split(strings.TrimPrefix(p, "."), ".") {
-		m, ok := cur.(map[string]any)
-		if !ok {
-			return nil, false
-		}
-		if cur, ok = m[seg]; !ok {
-			return nil, false
-		}
-	}
-	return cur, true
+	return jsonvalue.Lookup(obj, jsonvalue.DottedPath(strings.TrimPrefix(p, ".")))
 }
 
 // ---- revisions ----
@@ -468,7 +458,7 @@ func roOwnerRef(cos map[string]any, controller bool) map[string]any {
 // number of phases when all are complete); apply the manifests (with this
 // COS as controller owner) of the active phase that need a write;
 // collisions and probeFailures messages about the active phase.
-func Plan(cos, objects, lists any) map[string]any {
+func (mem *Memory) Plan(cos, objects, lists any) map[string]any {
 	self := roMap(cos)
 	spec := roMap(self["spec"])
 	group := roStr(spec["group"])
@@ -546,7 +536,7 @@ func Plan(cos, objects, lists any) map[string]any {
 		case relation == "progressed":
 			ready = true
 		case exists && relation == "owned":
-			pr := Probe(live, probes)
+			pr := mem.Probe(live, probes)
 			ready, _ = pr["ready"].(bool)
 			probeMsg = roStr(pr["message"])
 		case exists:
@@ -775,34 +765,32 @@ func roProbeSelects(sel map[string]any, obj map[string]any) bool {
 	return false
 }
 
-var celProbeCache sync.Map // expression -> cel.Program or error
+// probeProgram is a compiled CEL assertion of a probe, or why it does not
+// compile.
+type probeProgram struct {
+	prg cel.Program
+	err error
+}
 
-func roCELAssertion(expr string, obj map[string]any) (bool, error) {
-	v, ok := celProbeCache.Load(expr)
-	if !ok {
+// celAssertion evaluates a probe's CEL assertion on obj; its compiled
+// program is remembered in mem.
+func (mem *Memory) celAssertion(expr string, obj map[string]any) (bool, error) {
+	v := mem.tables().probes.Get(expr, func() probeProgram {
 		env, err := cel.NewEnv(cel.Variable("self", cel.DynType), cel.OptionalTypes(), ext.Strings())
-		if err == nil {
-			var ast *cel.Ast
-			var iss *cel.Issues
-			ast, iss = env.Compile(expr)
-			if iss.Err() != nil {
-				err = iss.Err()
-			} else {
-				var prg cel.Program
-				prg, err = env.Program(ast, cel.CostLimit(1_000_000))
-				v = prg
-			}
-		}
 		if err != nil {
-			v = err
+			return probeProgram{err: err}
 		}
-		celProbeCache.Store(expr, v)
+		ast, iss := env.Compile(expr)
+		if iss.Err() != nil {
+			return probeProgram{err: iss.Err()}
+		}
+		prg, err := env.Program(ast, cel.CostLimit(1_000_000))
+		return probeProgram{prg: prg, err: err}
+	})
+	if v.err != nil {
+		return false, v.err
 	}
-	prg, isProgram := v.(cel.Program)
-	if !isProgram {
-		return false, v.(error)
-	}
-	out, _, err := prg.Eval(map[string]any{"self": obj})
+	out, _, err := v.prg.Eval(map[string]any{"self": obj})
 	if err != nil {
 		return false, err
 	}
@@ -818,7 +806,7 @@ func roCELAssertion(expr string, obj map[string]any) (bool, error) {
 // every progression probe whose selector matches it (assertions
 // ConditionEqual, FieldsEqual, FieldValue, CEL). It returns {ready, message}
 // with the first failing assertion's message.
-func Probe(object, probes any) map[string]any {
+func (mem *Memory) Probe(object, probes any) map[string]any {
 	obj := roMap(object)
 	res := func(ok bool, msg string) map[string]any { return map[string]any{"ready": ok, "message": msg} }
 	if og, has := roPath(obj, "status.observedGeneration"); has {
@@ -857,7 +845,7 @@ func Probe(object, probes any) map[string]any {
 				}
 			case "CEL":
 				c := roMap(am["cel"])
-				ok, err := roCELAssertion(roStr(c["expression"]), obj)
+				ok, err := mem.celAssertion(roStr(c["expression"]), obj)
 				if err != nil {
 					return res(false, fmt.Sprintf("CEL assertion %q: %v", roStr(c["expression"]), err))
 				}

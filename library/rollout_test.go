@@ -12,7 +12,7 @@ import (
 
 func celEval(t *testing.T, expr string, vars map[string]any) any {
 	t.Helper()
-	opts := append(EnvOptions(), cel.Variable("x", cel.DynType), cel.Variable("y", cel.DynType))
+	opts := append(EnvOptions(testMemory), cel.Variable("x", cel.DynType), cel.Variable("y", cel.DynType))
 	env, err := cel.NewEnv(opts...)
 	if err != nil {
 		t.Fatal(err)
@@ -255,7 +255,7 @@ func TestPlanRelations(t *testing.T) {
 	}
 
 	// Nothing exists: phase one is applied, phase two waits.
-	p := Plan(self, objs, []any{[]any{}})
+	p := testMemory.Plan(self, objs, []any{[]any{}})
 	if p["active"] != int64(0) || len(p["apply"].([]any)) != 1 || relation(p) != "create" {
 		t.Fatalf("fresh: %v", p)
 	}
@@ -266,7 +266,7 @@ func TestPlanRelations(t *testing.T) {
 
 	// Phase one owned and in sync: complete (ConfigMaps have no probe); phase two next.
 	live := []any{[]any{owned(cm("a", "x"), map[string]any{"apiVersion": "olm.operatorframework.io/v1", "kind": "ClusterObjectSet", "name": "my-app-2", "uid": "uid-my-app-2", "controller": true, "blockOwnerDeletion": true})}}
-	p = Plan(self, objs, live)
+	p = testMemory.Plan(self, objs, live)
 	if p["active"] != int64(1) || relation(p) != "owned" {
 		t.Errorf("phase one done: %v", p)
 	}
@@ -288,7 +288,7 @@ func TestPlanRelations(t *testing.T) {
 	}
 	for _, c := range cases {
 		s := revision(2, phases, c.cp)
-		p := Plan(s, Resolve(s, nil)["objects"], []any{[]any{c.live}})
+		p := testMemory.Plan(s, Resolve(s, nil)["objects"], []any{[]any{c.live}})
 		if got := relation(p); got != c.relation {
 			t.Errorf("%s: relation %s, want %s", c.name, got, c.relation)
 		}
@@ -316,15 +316,15 @@ func deployment(ready bool) map[string]any {
 }
 
 func TestProbe(t *testing.T) {
-	if Probe(deployment(false), nil)["ready"] != false {
+	if testMemory.Probe(deployment(false), nil)["ready"] != false {
 		t.Error("a Deployment without status is not ready")
 	}
-	if r := Probe(deployment(true), nil); r["ready"] != true {
+	if r := testMemory.Probe(deployment(true), nil); r["ready"] != true {
 		t.Errorf("ready Deployment: %v", r)
 	}
 	d := deployment(true)
 	d["metadata"].(map[string]any)["generation"] = int64(2)
-	if Probe(d, nil)["ready"] != false {
+	if testMemory.Probe(d, nil)["ready"] != false {
 		t.Error("observedGeneration behind generation is not ready")
 	}
 	for kind, obj := range map[string]map[string]any{
@@ -332,7 +332,7 @@ func TestProbe(t *testing.T) {
 		"PVC":       {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": map[string]any{"name": "p"}, "status": map[string]any{"phase": "Pending"}},
 		"CRD":       {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition", "metadata": map[string]any{"name": "c"}},
 	} {
-		if Probe(obj, nil)["ready"] != false {
+		if testMemory.Probe(obj, nil)["ready"] != false {
 			t.Errorf("%s default probe must fail", kind)
 		}
 	}
@@ -352,14 +352,14 @@ func TestProbe(t *testing.T) {
 		"CEL true":             {map[string]any{"type": "CEL", "cel": map[string]any{"expression": "self.status.availableReplicas >= 2"}}, true},
 		"CEL false":            {map[string]any{"type": "CEL", "cel": map[string]any{"expression": "self.status.availableReplicas > 2", "message": "too few"}}, false},
 	} {
-		if got := Probe(ready, probe(c.a)); got["ready"] != c.want {
+		if got := testMemory.Probe(ready, probe(c.a)); got["ready"] != c.want {
 			t.Errorf("%s: %v", name, got)
 		}
 	}
 	// A selector that does not match does not apply.
 	gk := []any{map[string]any{"selector": map[string]any{"type": "GroupKind", "groupKind": map[string]any{"group": "apps", "kind": "StatefulSet"}},
 		"assertions": []any{map[string]any{"type": "FieldValue", "fieldValue": map[string]any{"fieldPath": "x", "value": "y"}}}}}
-	if Probe(ready, gk)["ready"] != true {
+	if testMemory.Probe(ready, gk)["ready"] != true {
 		t.Error("non-matching selector must not apply")
 	}
 }
@@ -431,3 +431,6 @@ func TestRolloutCELBindings(t *testing.T) {
 		t.Errorf("rollout.kinds = %v", got)
 	}
 }
+
+// testMemory is the tests' library memory.
+var testMemory = NewMemory(nil)

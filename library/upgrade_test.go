@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/cel-go/cel"
+	"github.com/statecraft/statecraft/jsonvalue"
 	"sigs.k8s.io/yaml"
 )
 
@@ -175,7 +176,7 @@ func TestCRDWindowAndComponents(t *testing.T) {
 	if err := yaml.Unmarshal(b, &crd); err != nil {
 		t.Fatal(err)
 	}
-	ap := dig(crd, "spec", "versions", 0, "schema", "openAPIV3Schema", "properties", "spec", "properties", "autoPatch", "properties")
+	ap, _ := jsonvalue.Lookup(crd, jsonvalue.DottedPath("spec.versions.0.schema.openAPIV3Schema.properties.spec.properties.autoPatch.properties"))
 	window, _ := ap.(map[string]any)["window"].(map[string]any)
 	pattern, _ := window["pattern"].(string)
 	re, err := regexp.Compile(pattern)
@@ -200,32 +201,15 @@ func TestCRDWindowAndComponents(t *testing.T) {
 	if len(rules) != 1 || !strings.Contains(rules[0].(map[string]any)["rule"].(string), "self.substring(0, 5) != self.substring(6, 11)") {
 		t.Errorf("window validations = %v", rules)
 	}
-	comps := dig(ap, "components", "items", "enum")
+	comps, _ := jsonvalue.Lookup(ap, []string{"components", "items", "enum"})
 	if got, _ := comps.([]any); len(got) != 3 || got[0] != "talos" || got[1] != "cilium" || got[2] != "kubernetes" {
 		t.Errorf("components enum = %v, want [talos cilium kubernetes]", comps)
 	}
 }
 
-func dig(v any, path ...any) any {
-	for _, p := range path {
-		switch k := p.(type) {
-		case string:
-			m, _ := v.(map[string]any)
-			v = m[k]
-		case int:
-			l, _ := v.([]any)
-			if k >= len(l) {
-				return nil
-			}
-			v = l[k]
-		}
-	}
-	return v
-}
-
 // The functions as rules call them.
 func TestUpgradeCEL(t *testing.T) {
-	env, err := cel.NewEnv(EnvOptions()...)
+	env, err := cel.NewEnv(EnvOptions(nil)...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,6 +43,6 @@ func CompileWith(s *Scenario, replace Replacer) ([]*fsm.Machine, hcl.Diagnostics
 	if diags.HasErrors() {
 		return nil, diags
 	}
-	ms, d := fsm.Compile(files...)
+	ms, d := fsm.CompileIn(NewMemory(), files...)
 	return ms, append(diags, d...)
 }

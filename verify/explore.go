@@ -1,10 +1,3 @@
-// Package verify explores a compiled machine exhaustively, within bounds,
-// against an abstract environment, and reports unreached states, states an
-// object can never leave, livelocks (repair fighting another actor with no
-// bound), unbounded retries and violations of the properties the rule file
-// declares. Every finding comes with a counterexample that can be written as
-// a scenario file (scenario.go). The abstraction and its limits are in
-// spec/language.md, "Verification".
 package verify
 
 import (
@@ -445,11 +438,11 @@ func (x *explorer) run(n *node, ev event, f *fault) runResult {
 	at := ev.at
 	switch ev.kind {
 	case "drift", "annotate":
-		w.Do(context.Background(), adapters.Request{Verb: adapters.Patch, PatchType: adapters.MergePatch, Ref: ev.ref, Body: mustJSON(ev.patch)})
+		w.Do(context.Background(), adapters.Request{Verb: adapters.Patch, PatchType: adapters.MergePatch, Ref: ev.ref, Body: ev.patch})
 	case "delete":
 		delete(w.objs, ev.ref)
 	case "create":
-		w.Do(context.Background(), adapters.Request{Verb: adapters.Create, Ref: ev.ref, Body: mustJSON(ev.obj)})
+		w.Do(context.Background(), adapters.Request{Verb: adapters.Create, Ref: ev.ref, Body: ev.obj})
 	case "spec":
 		cr := w.objs[x.cr]
 		md := metaOf(cr)

@@ -99,9 +99,9 @@ func (w *world) Do(_ context.Context, req adapters.Request) adapters.Result {
 		if cur != nil {
 			return adapters.Result{Outcome: adapters.Conflict, Message: fmt.Sprintf("%s already exists", ref)}
 		}
-		var obj map[string]any
-		if err := json.Unmarshal(req.Body, &obj); err != nil {
-			return adapters.Result{Outcome: adapters.Invalid, Message: err.Error()}
+		obj, isObject := req.Body.(map[string]any)
+		if !isObject {
+			return adapters.Result{Outcome: adapters.Invalid, Message: "the body is not a JSON object"}
 		}
 		obj = deep(obj)
 		md, _ := obj["metadata"].(map[string]any)

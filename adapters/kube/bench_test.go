@@ -28,11 +28,11 @@ func benchSetup(b *testing.B) (*Client, string) {
 	ns := fmt.Sprintf("bench-%s-%d", b.Name()[len("Benchmark"):], b.N)
 	ns = sanitize(ns)
 	if res := c.Do(context.Background(), adapters.Request{Verb: adapters.Create,
-		Ref: adapters.Ref{APIVersion: "v1", Kind: "Namespace", Name: ns}, Body: []byte(`{}`)}); res.Outcome != adapters.OK && res.Outcome != adapters.Conflict {
+		Ref: adapters.Ref{APIVersion: "v1", Kind: "Namespace", Name: ns}, Body: raw(`{}`)}); res.Outcome != adapters.OK && res.Outcome != adapters.Conflict {
 		b.Fatalf("namespace: %s", res.Message)
 	}
 	for i := 0; i < 16; i++ {
-		res := c.Do(context.Background(), adapters.Request{Verb: adapters.Create, Ref: cmRef(ns, fmt.Sprint("cm", i)), Body: []byte(`{"data":{"n":"0"}}`)})
+		res := c.Do(context.Background(), adapters.Request{Verb: adapters.Create, Ref: cmRef(ns, fmt.Sprint("cm", i)), Body: raw(`{"data":{"n":"0"}}`)})
 		if res.Outcome != adapters.OK && res.Outcome != adapters.Conflict {
 			b.Fatalf("create: %s", res.Message)
 		}
@@ -93,7 +93,7 @@ func BenchmarkMergePatchAdapter(b *testing.B) {
 		i := 0
 		for pb.Next() {
 			res := c.Do(context.Background(), adapters.Request{Verb: adapters.Patch, Ref: cmRef(ns, fmt.Sprint("cm", i%16)),
-				PatchType: adapters.MergePatch, Body: []byte(fmt.Sprintf(`{"data":{"n":"%d"}}`, i))})
+				PatchType: adapters.MergePatch, Body: raw(fmt.Sprintf(`{"data":{"n":"%d"}}`, i))})
 			if res.Outcome != adapters.OK {
 				b.Error(res.Message)
 				return

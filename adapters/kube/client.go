@@ -12,7 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
@@ -20,6 +19,7 @@ import (
 	"k8s.io/client-go/restmapper"
 
 	"github.com/statecraft/statecraft/adapters"
+	"github.com/statecraft/statecraft/jsonvalue"
 )
 
 // DefaultFieldManager is the field manager of writes whose Request names none.
@@ -326,7 +326,7 @@ func (c *Client) Do(ctx context.Context, req adapters.Request) adapters.Result {
 		if err != nil {
 			return fail(err)
 		}
-		return adapters.Result{Outcome: adapters.OK, Items: sortedItems(list.Items)}
+		return adapters.Result{Outcome: adapters.OK, Items: canonicalItems(sortedItems(list.Items))}
 	case adapters.Create:
 		obj, err = ri.Create(ctx, body, metav1.CreateOptions{DryRun: dryRun, FieldManager: fieldManager}, sub...)
 	case adapters.Update:
@@ -366,9 +366,25 @@ func (c *Client) Do(ctx context.Context, req adapters.Request) adapters.Result {
 	}
 	res := adapters.Result{Outcome: adapters.OK}
 	if obj != nil {
-		res.Object = obj.Object
+		res.Object = canonicalObject(obj.Object)
 	}
 	return res
+}
+
+// canonicalObject returns obj as a canonical JSON value, as Results must
+// hold (what the server sends nearly always is already).
+func canonicalObject(obj map[string]any) map[string]any {
+	if c, err := jsonvalue.Canonical(obj); err == nil {
+		return c.(map[string]any)
+	}
+	return obj
+}
+
+func canonicalItems(items []map[string]any) []map[string]any {
+	for i, it := range items {
+		items[i] = canonicalObject(it)
+	}
+	return items
 }
 
 var patchTypes = map[adapters.PatchType]types.PatchType{
@@ -382,17 +398,18 @@ var patchTypes = map[adapters.PatchType]types.PatchType{
 // kind from the reference when the body leaves them out, and refusing a body
 // that names another object than the reference.
 func decodeObject(req adapters.Request) (*unstructured.Unstructured, error) {
-	if len(req.Body) == 0 {
+	if req.Body == nil {
 		return nil, fmt.Errorf("no body")
 	}
-	var m map[string]any
-	if err := utiljson.Unmarshal(req.Body, &m); err != nil {
-		return nil, fmt.Errorf("body: %w", err)
-	}
-	if m == nil {
+	body, isObject := req.Body.(map[string]any)
+	if !isObject {
 		return nil, fmt.Errorf("body is not an object")
 	}
-	u := &unstructured.Unstructured{Object: m}
+	m, err := jsonvalue.Normalize(body) // a copy: the request's body is the caller's
+	if err != nil {
+		return nil, fmt.Errorf("body: %w", err)
+	}
+	u := &unstructured.Unstructured{Object: m.(map[string]any)}
 	if u.GetAPIVersion() == "" {
 		u.SetAPIVersion(req.Ref.APIVersion)
 	}

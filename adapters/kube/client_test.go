@@ -19,7 +19,7 @@ func TestVerbsOnConfigMaps(t *testing.T) {
 
 	// create: apiVersion, kind, name and namespace come from the reference.
 	created := expect(t, c, adapters.Request{Verb: adapters.Create, Ref: ref,
-		Body: []byte(`{"metadata":{"labels":{"app":"x"}},"data":{"a":"1"}}`)}, adapters.OK)
+		Body: raw(`{"metadata":{"labels":{"app":"x"}},"data":{"a":"1"}}`)}, adapters.OK)
 	if field(created.Object, "data", "a") != "1" || field(created.Object, "metadata", "uid") == "" {
 		t.Fatalf("create returned %v", created.Object)
 	}
@@ -37,14 +37,14 @@ func TestVerbsOnConfigMaps(t *testing.T) {
 	// update, carrying the resourceVersion read
 	upd := got.Object
 	upd["data"] = map[string]any{"a": "2"}
-	updated := expect(t, c, adapters.Request{Verb: adapters.Update, Ref: ref, Body: mustJSON(t, upd)}, adapters.OK)
+	updated := expect(t, c, adapters.Request{Verb: adapters.Update, Ref: ref, Body: upd}, adapters.OK)
 	if field(updated.Object, "data", "a") != "2" {
 		t.Fatalf("update returned %v", updated.Object)
 	}
 
 	// merge patch (the default patch type), with a field manager
 	patched := expect(t, c, adapters.Request{Verb: adapters.Patch, Ref: ref, PatchType: adapters.MergePatch,
-		FieldManager: "merger", Body: []byte(`{"data":{"b":"3","a":null}}`)}, adapters.OK)
+		FieldManager: "merger", Body: raw(`{"data":{"b":"3","a":null}}`)}, adapters.OK)
 	if field(patched.Object, "data", "b") != "3" || field(patched.Object, "data", "a") != "" {
 		t.Fatalf("merge patch returned %v", patched.Object["data"])
 	}
@@ -54,18 +54,18 @@ func TestVerbsOnConfigMaps(t *testing.T) {
 
 	// JSON patch
 	patched = expect(t, c, adapters.Request{Verb: adapters.Patch, Ref: ref, PatchType: adapters.JSONPatch,
-		Body: []byte(`[{"op":"add","path":"/data/c","value":"4"},{"op":"remove","path":"/data/b"}]`)}, adapters.OK)
+		Body: raw(`[{"op":"add","path":"/data/c","value":"4"},{"op":"remove","path":"/data/b"}]`)}, adapters.OK)
 	if field(patched.Object, "data", "c") != "4" || field(patched.Object, "data", "b") != "" {
 		t.Fatalf("json patch returned %v", patched.Object["data"])
 	}
 	// a JSON patch whose test fails is the request's fault
 	expect(t, c, adapters.Request{Verb: adapters.Patch, Ref: ref, PatchType: adapters.JSONPatch,
-		Body: []byte(`[{"op":"test","path":"/data/c","value":"nope"}]`)}, adapters.Invalid)
+		Body: raw(`[{"op":"test","path":"/data/c","value":"nope"}]`)}, adapters.Invalid)
 
 	// server-side apply
 	applied := expect(t, c, adapters.Request{Verb: adapters.Patch, Ref: ref, PatchType: adapters.ApplyPatch,
 		FieldManager: "applier", Force: true,
-		Body: []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"one"},"data":{"d":"5"}}`)}, adapters.OK)
+		Body: raw(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"one"},"data":{"d":"5"}}`)}, adapters.OK)
 	if field(applied.Object, "data", "d") != "5" || field(applied.Object, "data", "c") != "4" {
 		t.Fatalf("apply returned %v", applied.Object["data"])
 	}
@@ -73,13 +73,13 @@ func TestVerbsOnConfigMaps(t *testing.T) {
 	// server-side apply creates a missing object
 	expect(t, c, adapters.Request{Verb: adapters.Patch, Ref: cmRef(ns, "applied"), PatchType: adapters.ApplyPatch,
 		FieldManager: "applier",
-		Body:         []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"applied"},"data":{"x":"y"}}`)}, adapters.OK)
+		Body:         raw(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"applied"},"data":{"x":"y"}}`)}, adapters.OK)
 
 	// delete, then get and delete again are NotFound
 	expect(t, c, adapters.Request{Verb: adapters.Delete, Ref: ref, Propagation: "Background"}, adapters.OK)
 	expect(t, c, adapters.Request{Verb: adapters.Get, Ref: ref}, adapters.NotFound)
 	expect(t, c, adapters.Request{Verb: adapters.Delete, Ref: ref}, adapters.NotFound)
-	expect(t, c, adapters.Request{Verb: adapters.Patch, Ref: ref, Body: []byte(`{"data":{"z":"1"}}`)}, adapters.NotFound)
+	expect(t, c, adapters.Request{Verb: adapters.Patch, Ref: ref, Body: raw(`{"data":{"z":"1"}}`)}, adapters.NotFound)
 	expect(t, c, adapters.Request{Verb: adapters.Delete, Ref: cmRef(ns, "applied"), Propagation: "Orphan"}, adapters.OK)
 	expect(t, c, adapters.Request{Verb: adapters.Delete, Ref: cmRef(ns, "applied"), Propagation: "Sideways"}, adapters.Invalid)
 }
@@ -95,7 +95,7 @@ func TestListSelectsAndSorts(t *testing.T) {
 		{nsB, "b", "web"}, {nsA, "c", "web"}, {nsB, "a", "web"}, {nsA, "a", "db"}, {nsA, "b", "web"},
 	} {
 		expect(t, c, adapters.Request{Verb: adapters.Create, Ref: cmRef(o.ns, o.name),
-			Body: []byte(`{"metadata":{"labels":{"statecraft-test":"list","tier":"` + o.tier + `"}}}`)}, adapters.OK)
+			Body: raw(`{"metadata":{"labels":{"statecraft-test":"list","tier":"` + o.tier + `"}}}`)}, adapters.OK)
 	}
 	names := func(items []map[string]any) string {
 		var s []string
@@ -127,13 +127,13 @@ func TestDryRunStoresNothing(t *testing.T) {
 	ns := namespace(t, c)
 	ref := cmRef(ns, "dry")
 
-	res := expect(t, c, adapters.Request{Verb: adapters.Create, Ref: ref, DryRun: true, Body: []byte(`{"data":{"a":"1"}}`)}, adapters.OK)
+	res := expect(t, c, adapters.Request{Verb: adapters.Create, Ref: ref, DryRun: true, Body: raw(`{"data":{"a":"1"}}`)}, adapters.OK)
 	if field(res.Object, "data", "a") != "1" {
 		t.Fatalf("dry-run create returned %v", res.Object)
 	}
 	expect(t, c, adapters.Request{Verb: adapters.Get, Ref: ref}, adapters.NotFound)
 
-	expect(t, c, adapters.Request{Verb: adapters.Create, Ref: ref, Body: []byte(`{"data":{"a":"1"}}`)}, adapters.OK)
+	expect(t, c, adapters.Request{Verb: adapters.Create, Ref: ref, Body: raw(`{"data":{"a":"1"}}`)}, adapters.OK)
 	for _, pt := range []adapters.PatchType{adapters.MergePatch, adapters.JSONPatch, adapters.ApplyPatch} {
 		body := map[adapters.PatchType]string{
 			adapters.MergePatch: `{"data":{"a":"2"}}`,
@@ -141,19 +141,19 @@ func TestDryRunStoresNothing(t *testing.T) {
 			adapters.ApplyPatch: `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"dry"},"data":{"a":"2"}}`,
 		}[pt]
 		res = expect(t, c, adapters.Request{Verb: adapters.Patch, Ref: ref, PatchType: pt, DryRun: true, Force: true,
-			Body: []byte(body)}, adapters.OK)
+			Body: raw(body)}, adapters.OK)
 		if field(res.Object, "data", "a") != "2" {
 			t.Fatalf("dry-run %s patch returned %v", pt, res.Object["data"])
 		}
 	}
 	// a dry run that would be rejected is classified like the real thing
 	expect(t, c, adapters.Request{Verb: adapters.Create, Ref: widgetRef(ns, "bad"), DryRun: true,
-		Body: []byte(`{"spec":{"size":-1}}`)}, adapters.Invalid)
+		Body: raw(`{"spec":{"size":-1}}`)}, adapters.Invalid)
 
 	got := expect(t, c, adapters.Request{Verb: adapters.Get, Ref: ref}, adapters.OK)
 	upd := got.Object
 	upd["data"] = map[string]any{"a": "3"}
-	expect(t, c, adapters.Request{Verb: adapters.Update, Ref: ref, DryRun: true, Body: mustJSON(t, upd)}, adapters.OK)
+	expect(t, c, adapters.Request{Verb: adapters.Update, Ref: ref, DryRun: true, Body: upd}, adapters.OK)
 	expect(t, c, adapters.Request{Verb: adapters.Delete, Ref: ref, DryRun: true}, adapters.OK)
 
 	after := expect(t, c, adapters.Request{Verb: adapters.Get, Ref: ref}, adapters.OK)
@@ -171,20 +171,20 @@ func TestStatusSubresource(t *testing.T) {
 	ref := widgetRef(ns, "w")
 
 	created := expect(t, c, adapters.Request{Verb: adapters.Create, Ref: ref,
-		Body: []byte(`{"spec":{"size":1},"status":{"phase":"Ignored"}}`)}, adapters.OK)
+		Body: raw(`{"spec":{"size":1},"status":{"phase":"Ignored"}}`)}, adapters.OK)
 	if field(created.Object, "status", "phase") != "" {
 		t.Fatalf("create wrote status through the main resource: %v", created.Object["status"])
 	}
 
 	// a status patch writes status and ignores spec
 	res := expect(t, c, adapters.Request{Verb: adapters.Patch, Ref: ref, Subresource: "status", PatchType: adapters.MergePatch,
-		Body: []byte(`{"spec":{"size":9},"status":{"phase":"Applied"}}`)}, adapters.OK)
+		Body: raw(`{"spec":{"size":9},"status":{"phase":"Applied"}}`)}, adapters.OK)
 	if field(res.Object, "status", "phase") != "Applied" || field(res.Object, "spec", "size") != "1" {
 		t.Fatalf("status patch returned %v", res.Object)
 	}
 	// a main-resource patch ignores status
 	res = expect(t, c, adapters.Request{Verb: adapters.Patch, Ref: ref, PatchType: adapters.MergePatch,
-		Body: []byte(`{"spec":{"size":2},"status":{"phase":"Overwritten"}}`)}, adapters.OK)
+		Body: raw(`{"spec":{"size":2},"status":{"phase":"Overwritten"}}`)}, adapters.OK)
 	if field(res.Object, "status", "phase") != "Applied" || field(res.Object, "spec", "size") != "2" {
 		t.Fatalf("main patch returned %v", res.Object)
 	}
@@ -193,15 +193,15 @@ func TestStatusSubresource(t *testing.T) {
 	got := expect(t, c, adapters.Request{Verb: adapters.Get, Ref: ref, Subresource: "status"}, adapters.OK)
 	obj := got.Object
 	obj["status"] = map[string]any{"phase": "Error"}
-	res = expect(t, c, adapters.Request{Verb: adapters.Update, Ref: ref, Subresource: "status", Body: mustJSON(t, obj)}, adapters.OK)
+	res = expect(t, c, adapters.Request{Verb: adapters.Update, Ref: ref, Subresource: "status", Body: obj}, adapters.OK)
 	if field(res.Object, "status", "phase") != "Error" {
 		t.Fatalf("status update returned %v", res.Object["status"])
 	}
 	// the stale object now conflicts
-	expect(t, c, adapters.Request{Verb: adapters.Update, Ref: ref, Subresource: "status", Body: mustJSON(t, obj)}, adapters.Conflict)
+	expect(t, c, adapters.Request{Verb: adapters.Update, Ref: ref, Subresource: "status", Body: obj}, adapters.Conflict)
 
 	// server-side apply on status, dry run first
-	body := []byte(`{"apiVersion":"test.statecraft.dev/v1","kind":"Widget","metadata":{"name":"w"},"status":{"phase":"Pending"}}`)
+	body := raw(`{"apiVersion":"test.statecraft.dev/v1","kind":"Widget","metadata":{"name":"w"},"status":{"phase":"Pending"}}`)
 	expect(t, c, adapters.Request{Verb: adapters.Patch, Ref: ref, Subresource: "status", PatchType: adapters.ApplyPatch,
 		FieldManager: "status-applier", Force: true, DryRun: true, Body: body}, adapters.OK)
 	if got := expect(t, c, adapters.Request{Verb: adapters.Get, Ref: ref}, adapters.OK); field(got.Object, "status", "phase") != "Error" {
@@ -214,30 +214,30 @@ func TestStatusSubresource(t *testing.T) {
 	}
 
 	// ConfigMaps have no status subresource
-	expect(t, c, adapters.Request{Verb: adapters.Create, Ref: cmRef(ns, "cm"), Body: []byte(`{}`)}, adapters.OK)
+	expect(t, c, adapters.Request{Verb: adapters.Create, Ref: cmRef(ns, "cm"), Body: raw(`{}`)}, adapters.OK)
 	expect(t, c, adapters.Request{Verb: adapters.Patch, Ref: cmRef(ns, "cm"), Subresource: "status",
-		Body: []byte(`{"status":{}}`)}, adapters.NotFound)
+		Body: raw(`{"status":{}}`)}, adapters.NotFound)
 }
 
 func TestValidationIsInvalid(t *testing.T) {
 	c := cluster(t)
 	ns := namespace(t, c)
-	expect(t, c, adapters.Request{Verb: adapters.Create, Ref: widgetRef(ns, "neg"), Body: []byte(`{"spec":{"size":-1}}`)}, adapters.Invalid)
-	expect(t, c, adapters.Request{Verb: adapters.Create, Ref: widgetRef(ns, "ok"), Body: []byte(`{"spec":{"size":1}}`)}, adapters.OK)
-	expect(t, c, adapters.Request{Verb: adapters.Patch, Ref: widgetRef(ns, "ok"), Body: []byte(`{"spec":{"size":"big"}}`)}, adapters.Invalid)
-	expect(t, c, adapters.Request{Verb: adapters.Patch, Ref: widgetRef(ns, "ok"), Body: []byte(`not json`)}, adapters.Invalid)
-	expect(t, c, adapters.Request{Verb: adapters.Patch, Ref: widgetRef(ns, "ok"), PatchType: "strategic", Body: []byte(`{}`)}, adapters.Invalid)
-	expect(t, c, adapters.Request{Verb: adapters.Create, Ref: cmRef(ns, "Not_A_Name"), Body: []byte(`{}`)}, adapters.Invalid)
+	expect(t, c, adapters.Request{Verb: adapters.Create, Ref: widgetRef(ns, "neg"), Body: raw(`{"spec":{"size":-1}}`)}, adapters.Invalid)
+	expect(t, c, adapters.Request{Verb: adapters.Create, Ref: widgetRef(ns, "ok"), Body: raw(`{"spec":{"size":1}}`)}, adapters.OK)
+	expect(t, c, adapters.Request{Verb: adapters.Patch, Ref: widgetRef(ns, "ok"), Body: raw(`{"spec":{"size":"big"}}`)}, adapters.Invalid)
+	expect(t, c, adapters.Request{Verb: adapters.Patch, Ref: widgetRef(ns, "ok"), Body: raw(`not json`)}, adapters.Invalid)
+	expect(t, c, adapters.Request{Verb: adapters.Patch, Ref: widgetRef(ns, "ok"), PatchType: "strategic", Body: raw(`{}`)}, adapters.Invalid)
+	expect(t, c, adapters.Request{Verb: adapters.Create, Ref: cmRef(ns, "Not_A_Name"), Body: raw(`{}`)}, adapters.Invalid)
 	// bodies the adapter refuses before sending
-	expect(t, c, adapters.Request{Verb: adapters.Create, Ref: cmRef(ns, "x"), Body: []byte(`{`)}, adapters.Invalid)
-	expect(t, c, adapters.Request{Verb: adapters.Create, Ref: cmRef(ns, "x"), Body: []byte(`{"metadata":{"name":"y"}}`)}, adapters.Invalid)
-	expect(t, c, adapters.Request{Verb: adapters.Create, Ref: cmRef(ns, "x"), Body: []byte(`{"kind":"Secret"}`)}, adapters.Invalid)
+	expect(t, c, adapters.Request{Verb: adapters.Create, Ref: cmRef(ns, "x"), Body: raw(`{`)}, adapters.Invalid)
+	expect(t, c, adapters.Request{Verb: adapters.Create, Ref: cmRef(ns, "x"), Body: raw(`{"metadata":{"name":"y"}}`)}, adapters.Invalid)
+	expect(t, c, adapters.Request{Verb: adapters.Create, Ref: cmRef(ns, "x"), Body: raw(`{"kind":"Secret"}`)}, adapters.Invalid)
 	expect(t, c, adapters.Request{Verb: adapters.Get, Ref: cmRef(ns, "")}, adapters.Invalid)
 	// a create in a namespace that does not exist
-	expect(t, c, adapters.Request{Verb: adapters.Create, Ref: cmRef(ns+"-absent", "x"), Body: []byte(`{}`)}, adapters.NotFound)
+	expect(t, c, adapters.Request{Verb: adapters.Create, Ref: cmRef(ns+"-absent", "x"), Body: raw(`{}`)}, adapters.NotFound)
 	// generateName instead of a name
 	res := expect(t, c, adapters.Request{Verb: adapters.Create, Ref: cmRef(ns, ""),
-		Body: []byte(`{"metadata":{"generateName":"gen-"}}`)}, adapters.OK)
+		Body: raw(`{"metadata":{"generateName":"gen-"}}`)}, adapters.OK)
 	if !strings.HasPrefix(field(res.Object, "metadata", "name"), "gen-") {
 		t.Fatalf("generateName: %v", res.Object["metadata"])
 	}
@@ -247,24 +247,24 @@ func TestConflicts(t *testing.T) {
 	c := cluster(t)
 	ns := namespace(t, c)
 	ref := cmRef(ns, "c")
-	expect(t, c, adapters.Request{Verb: adapters.Create, Ref: ref, Body: []byte(`{"data":{"a":"1"}}`)}, adapters.OK)
+	expect(t, c, adapters.Request{Verb: adapters.Create, Ref: ref, Body: raw(`{"data":{"a":"1"}}`)}, adapters.OK)
 	// AlreadyExists
-	expect(t, c, adapters.Request{Verb: adapters.Create, Ref: ref, Body: []byte(`{}`)}, adapters.Conflict)
+	expect(t, c, adapters.Request{Verb: adapters.Create, Ref: ref, Body: raw(`{}`)}, adapters.Conflict)
 
 	// a stale resourceVersion
 	stale := expect(t, c, adapters.Request{Verb: adapters.Get, Ref: ref}, adapters.OK).Object
-	expect(t, c, adapters.Request{Verb: adapters.Patch, Ref: ref, Body: []byte(`{"data":{"a":"2"}}`)}, adapters.OK)
+	expect(t, c, adapters.Request{Verb: adapters.Patch, Ref: ref, Body: raw(`{"data":{"a":"2"}}`)}, adapters.OK)
 	stale["data"] = map[string]any{"a": "3"}
-	expect(t, c, adapters.Request{Verb: adapters.Update, Ref: ref, Body: mustJSON(t, stale)}, adapters.Conflict)
+	expect(t, c, adapters.Request{Verb: adapters.Update, Ref: ref, Body: stale}, adapters.Conflict)
 	// a merge patch that pins the stale resourceVersion
 	rv := field(stale, "metadata", "resourceVersion")
 	expect(t, c, adapters.Request{Verb: adapters.Patch, Ref: ref,
-		Body: []byte(`{"metadata":{"resourceVersion":"` + rv + `"},"data":{"a":"4"}}`)}, adapters.Conflict)
+		Body: raw(`{"metadata":{"resourceVersion":"` + rv + `"},"data":{"a":"4"}}`)}, adapters.Conflict)
 
 	// server-side apply: another manager's field without force conflicts
 	apply := func(manager, value string, force bool) adapters.Request {
 		return adapters.Request{Verb: adapters.Patch, Ref: ref, PatchType: adapters.ApplyPatch, FieldManager: manager, Force: force,
-			Body: []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":{"owned":"` + value + `"}}`)}
+			Body: raw(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":{"owned":"` + value + `"}}`)}
 	}
 	expect(t, c, apply("first", "1", false), adapters.OK)
 	expect(t, c, apply("second", "2", false), adapters.Conflict)
@@ -312,7 +312,7 @@ func TestScopeAndUnsupported(t *testing.T) {
 
 	// a cluster-scoped custom resource round trip
 	g := adapters.Ref{APIVersion: "test.statecraft.dev/v1", Kind: "Gadget", Name: ns + "-gadget"}
-	expect(t, c, adapters.Request{Verb: adapters.Create, Ref: g, Body: []byte(`{"spec":{"any":"thing"}}`)}, adapters.OK)
+	expect(t, c, adapters.Request{Verb: adapters.Create, Ref: g, Body: raw(`{"spec":{"any":"thing"}}`)}, adapters.OK)
 	res := expect(t, c, adapters.Request{Verb: adapters.Get, Ref: g}, adapters.OK)
 	if field(res.Object, "spec", "any") != "thing" {
 		t.Fatalf("gadget %v", res.Object)
@@ -344,7 +344,7 @@ func TestMapperRefreshesOnMiss(t *testing.T) {
 	"versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}}]}}`
 	expect(t, c, adapters.Request{Verb: adapters.Create,
 		Ref:  adapters.Ref{APIVersion: "apiextensions.k8s.io/v1", Kind: "CustomResourceDefinition"},
-		Body: []byte(crd)}, adapters.OK)
+		Body: raw(crd)}, adapters.OK)
 
 	deadline := time.Now().Add(30 * time.Second)
 	for fresh.Scope(context.Background(), apiVersion, kind) != adapters.Cluster {
@@ -356,7 +356,7 @@ func TestMapperRefreshesOnMiss(t *testing.T) {
 	// once known, hits do not refresh
 	n := fresh.Refreshes()
 	ref := adapters.Ref{APIVersion: apiVersion, Kind: kind, Name: "first"}
-	expect(t, fresh, adapters.Request{Verb: adapters.Create, Ref: ref, Body: []byte(`{}`)}, adapters.OK)
+	expect(t, fresh, adapters.Request{Verb: adapters.Create, Ref: ref, Body: raw(`{}`)}, adapters.OK)
 	expect(t, fresh, adapters.Request{Verb: adapters.Get, Ref: ref}, adapters.OK)
 	if fresh.Refreshes() != n {
 		t.Fatalf("hits refreshed discovery: %d -> %d", n, fresh.Refreshes())
@@ -367,21 +367,21 @@ func TestImpersonationDeniedByRBAC(t *testing.T) {
 	c := cluster(t)
 	ns := namespace(t, c)
 	ref := cmRef(ns, "target")
-	expect(t, c, adapters.Request{Verb: adapters.Create, Ref: ref, Body: []byte(`{"data":{"a":"1"}}`)}, adapters.OK)
+	expect(t, c, adapters.Request{Verb: adapters.Create, Ref: ref, Body: raw(`{"data":{"a":"1"}}`)}, adapters.OK)
 
 	const alice = "alice@example.com"
 	expect(t, c, adapters.Request{Verb: adapters.Get, Ref: ref, Identity: alice}, adapters.Forbidden)
-	expect(t, c, adapters.Request{Verb: adapters.Patch, Ref: ref, Identity: alice, Body: []byte(`{"data":{"a":"2"}}`)}, adapters.Forbidden)
+	expect(t, c, adapters.Request{Verb: adapters.Patch, Ref: ref, Identity: alice, Body: raw(`{"data":{"a":"2"}}`)}, adapters.Forbidden)
 	// Forbidden wins over NotFound: alice may not learn what exists.
 	expect(t, c, adapters.Request{Verb: adapters.Get, Ref: cmRef(ns, "absent"), Identity: alice}, adapters.Forbidden)
 
 	// grant alice get and patch on configmaps in the namespace only
 	expect(t, c, adapters.Request{Verb: adapters.Create,
 		Ref:  adapters.Ref{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "Role", Namespace: ns, Name: "cm-patcher"},
-		Body: []byte(`{"rules":[{"apiGroups":[""],"resources":["configmaps"],"verbs":["get","patch"]}]}`)}, adapters.OK)
+		Body: raw(`{"rules":[{"apiGroups":[""],"resources":["configmaps"],"verbs":["get","patch"]}]}`)}, adapters.OK)
 	expect(t, c, adapters.Request{Verb: adapters.Create,
 		Ref: adapters.Ref{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "RoleBinding", Namespace: ns, Name: "alice"},
-		Body: []byte(`{"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"Role","name":"cm-patcher"},
+		Body: raw(`{"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"Role","name":"cm-patcher"},
 			"subjects":[{"apiGroup":"rbac.authorization.k8s.io","kind":"User","name":"` + alice + `"}]}`)}, adapters.OK)
 
 	// RBAC is evaluated from an informer cache in the API server: wait for it.
@@ -393,7 +393,7 @@ func TestImpersonationDeniedByRBAC(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	res := expect(t, c, adapters.Request{Verb: adapters.Patch, Ref: ref, Identity: alice, FieldManager: "alice-tool",
-		Body: []byte(`{"data":{"a":"2"}}`)}, adapters.OK)
+		Body: raw(`{"data":{"a":"2"}}`)}, adapters.OK)
 	if mf := field(res.Object, "metadata", "managedFields"); !strings.Contains(mf, "alice-tool") {
 		t.Errorf("impersonated patch: field manager missing: %s", mf)
 	}
@@ -409,7 +409,7 @@ func TestImpersonationDeniedByRBAC(t *testing.T) {
 	expect(t, c, adapters.Request{Verb: adapters.Get, Ref: ref, Identity: sa}, adapters.Forbidden)
 	expect(t, c, adapters.Request{Verb: adapters.Create,
 		Ref: adapters.Ref{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "RoleBinding", Namespace: ns, Name: "sas"},
-		Body: []byte(`{"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"Role","name":"cm-patcher"},
+		Body: raw(`{"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"Role","name":"cm-patcher"},
 			"subjects":[{"apiGroup":"rbac.authorization.k8s.io","kind":"Group","name":"system:serviceaccounts:` + ns + `"}]}`)}, adapters.OK)
 	deadline = time.Now().Add(10 * time.Second)
 	for c.Do(context.Background(), adapters.Request{Verb: adapters.Get, Ref: ref, Identity: sa}).Outcome != adapters.OK {
@@ -467,7 +467,7 @@ func TestConcurrentRequests(t *testing.T) {
 				ident = "nobody"
 			}
 			name := "cm" + string(rune('a'+i))
-			res := c.Do(context.Background(), adapters.Request{Verb: adapters.Create, Ref: cmRef(ns, name), Body: []byte(`{}`), Identity: ident})
+			res := c.Do(context.Background(), adapters.Request{Verb: adapters.Create, Ref: cmRef(ns, name), Body: raw(`{}`), Identity: ident})
 			want := adapters.OK
 			if ident != "" {
 				want = adapters.Forbidden
@@ -503,7 +503,7 @@ func TestRememberedMappingsForgottenOnRefresh(t *testing.T) {
 	crd := `{"metadata":{"name":"goners.gone.statecraft.dev"},"spec":{"group":"gone.statecraft.dev","scope":"Cluster",
 	"names":{"kind":"Goner","listKind":"GonerList","plural":"goners","singular":"goner"},
 	"versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}}]}}`
-	expect(t, c, adapters.Request{Verb: adapters.Create, Ref: crdRef, Body: []byte(crd)}, adapters.OK)
+	expect(t, c, adapters.Request{Verb: adapters.Create, Ref: crdRef, Body: raw(crd)}, adapters.OK)
 	deadline := time.Now().Add(30 * time.Second)
 	for fresh.Scope(context.Background(), apiVersion, kind) != adapters.Cluster {
 		if time.Now().After(deadline) {

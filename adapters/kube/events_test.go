@@ -30,7 +30,7 @@ func events(t *testing.T, c *Client, ns string, want func(map[string][]map[strin
 func TestEventsRecord(t *testing.T) {
 	c := cluster(t)
 	ns := namespace(t, c)
-	obj := expect(t, c, adapters.Request{Verb: adapters.Create, Ref: widgetRef(ns, "ev"), Body: []byte(`{"spec":{"size":1}}`)}, adapters.OK).Object
+	obj := expect(t, c, adapters.Request{Verb: adapters.Create, Ref: widgetRef(ns, "ev"), Body: raw(`{"spec":{"size":1}}`)}, adapters.OK).Object
 
 	ev := NewEvents(c, "statecraft-test", nil)
 	defer ev.Shutdown()
@@ -77,7 +77,7 @@ func TestEventsRecord(t *testing.T) {
 	// A cluster-scoped object's events go to "default".
 	g := expect(t, c, adapters.Request{Verb: adapters.Create,
 		Ref:  adapters.Ref{APIVersion: "test.statecraft.dev/v1", Kind: "Gadget", Name: ns + "-ev"},
-		Body: []byte(`{}`)}, adapters.OK).Object
+		Body: raw(`{}`)}, adapters.OK).Object
 	if res := ev.Record(context.Background(), g, EventNormal, "Seen"+ns, "cluster-scoped"); res.Outcome != adapters.OK {
 		t.Fatalf("cluster-scoped event: %q %s", res.Outcome, res.Message)
 	}
@@ -99,7 +99,7 @@ func TestEventsRecord(t *testing.T) {
 func TestEventsRateLimited(t *testing.T) {
 	c := cluster(t)
 	ns := namespace(t, c)
-	obj := expect(t, c, adapters.Request{Verb: adapters.Create, Ref: widgetRef(ns, "burst"), Body: []byte(`{"spec":{"size":1}}`)}, adapters.OK).Object
+	obj := expect(t, c, adapters.Request{Verb: adapters.Create, Ref: widgetRef(ns, "burst"), Body: raw(`{"spec":{"size":1}}`)}, adapters.OK).Object
 	ev := NewEvents(c, "statecraft-test", nil)
 	defer ev.Shutdown()
 	for i := range 40 {

@@ -2,7 +2,6 @@ package kube
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/statecraft/statecraft/adapters"
 	"github.com/statecraft/statecraft/internal/controlplane"
+	"github.com/statecraft/statecraft/jsonvalue"
 )
 
 // One control plane serves every test of the package; each test works in its
@@ -70,7 +70,7 @@ func namespace(t *testing.T, c *Client) string {
 	expect(t, c, adapters.Request{
 		Verb: adapters.Create,
 		Ref:  adapters.Ref{APIVersion: "v1", Kind: "Namespace", Name: name},
-		Body: []byte(`{}`),
+		Body: raw(`{}`),
 	}, adapters.OK)
 	return name
 }
@@ -96,15 +96,6 @@ func widgetRef(ns, name string) adapters.Ref {
 	return adapters.Ref{APIVersion: "test.statecraft.dev/v1", Kind: "Widget", Namespace: ns, Name: name}
 }
 
-func mustJSON(t *testing.T, v any) []byte {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 // field reads a nested string or number field of an object as a string.
 func field(obj map[string]any, path ...string) string {
 	var cur any = obj
@@ -119,4 +110,14 @@ func field(obj map[string]any, path ...string) string {
 		return ""
 	}
 	return fmt.Sprint(cur)
+}
+
+// raw returns the JSON text s as a request body (a canonical JSON value),
+// or s itself when it is not JSON (a body the API must refuse).
+func raw(s string) any {
+	v, err := jsonvalue.Decode([]byte(s))
+	if err != nil {
+		return s
+	}
+	return v
 }

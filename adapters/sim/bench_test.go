@@ -21,7 +21,7 @@ func BenchmarkMergePatch(b *testing.B) {
 	for i := range b.N {
 		req := adapters.Request{Verb: adapters.Patch, PatchType: adapters.MergePatch,
 			Ref:  cmRef("default", fmt.Sprintf("cm-%05d", i%10000)),
-			Body: []byte(fmt.Sprintf(`{"data":{"k":"v%d"}}`, i))}
+			Body: raw(fmt.Sprintf(`{"data":{"k":"v%d"}}`, i))}
 		if res := c.Do(ctx, req); res.Outcome != adapters.OK {
 			b.Fatal(res.Message)
 		}

@@ -29,10 +29,12 @@ type Cluster struct {
 	byKind      map[kindNS]map[objKey]*entry
 	sorted      map[kindNS][]*entry // byKind's entries in List order, see sortedEntries
 	sharedReads bool
-	byUID       map[string]objKey
-	onChange    []func(Change)
-	spare       []Record      // see TakeRecords
-	discovery   atomic.Uint64 // changes to the served kinds (read without the lock)
+	// frozen registers the copies shared reads hand out (WithRegistry).
+	frozen    *jsonvalue.Registry
+	byUID     map[string]objKey
+	onChange  []func(Change)
+	spare     []Record      // see TakeRecords
+	discovery atomic.Uint64 // changes to the served kinds (read without the lock)
 
 	rv      int64 // last resourceVersion handed out
 	uidSeq  int64
@@ -61,10 +63,6 @@ type entry struct {
 	// superseded is the copy handed out before the object last changed,
 	// still frozen until the next copy is (it shares most of it).
 	superseded map[string]any
-	// canonical, while frozen is set, says it is a canonical JSON value
-	// (jsonvalue): the simulator keeps numbers as written, so 2.0 stays a
-	// float, which jsonvalue would make an integer.
-	canonical bool
 	// managed records which manager owns which leaf fields (JSON pointers).
 	managed map[managerKey]map[string]bool
 }
@@ -73,8 +71,8 @@ type entry struct {
 // WithSharedReads the stored object is the one readers share, and a
 // write's result shares what it did not change with the object it
 // replaced. (Writes change nothing in place: they build a candidate.)
-func (e *entry) own() map[string]any {
-	e.forget()
+func (e *entry) own(reg *jsonvalue.Registry) map[string]any {
+	e.forget(reg)
 	e.obj = copyObject(e.obj)
 	return e.obj
 }
@@ -82,19 +80,19 @@ func (e *entry) own() map[string]any {
 // thaw drops the copy handed to readers: the object changed. The last
 // copy handed out stays frozen until the next is (see read), which keeps
 // what the two share frozen and remembered.
-func (e *entry) thaw() {
+func (e *entry) thaw(reg *jsonvalue.Registry) {
 	if e.frozen != nil {
 		if e.superseded != nil {
-			jsonvalue.Thaw(e.superseded)
+			reg.Thaw(e.superseded)
 		}
 		e.superseded, e.frozen = e.frozen, nil
 	}
 }
 
 // forget thaws everything e handed out: it is gone or changed in place.
-func (e *entry) forget() {
-	e.thaw()
-	jsonvalue.Thaw(e.superseded)
+func (e *entry) forget(reg *jsonvalue.Registry) {
+	e.thaw(reg)
+	reg.Thaw(e.superseded)
 	e.superseded = nil
 }
 
@@ -115,9 +113,17 @@ func WithEngineIdentity(name string) Option {
 
 // WithSharedReads makes Get and List hand every reader the same copy of
 // an object until it changes, instead of a copy each: for long simulations
-// whose readers never modify what they read (the engine does not).
-func WithSharedReads() Option {
-	return func(c *Cluster) { c.sharedReads = true }
+// whose readers never modify what they read (the engine does not). The
+// copies are frozen in reg (nil: a registry of the cluster's own), which
+// the readers may share to ask about them (jsonvalue.Registry).
+func WithSharedReads(reg *jsonvalue.Registry) Option {
+	return func(c *Cluster) {
+		c.sharedReads = true
+		if reg == nil {
+			reg = jsonvalue.NewRegistry()
+		}
+		c.frozen = reg
+	}
 }
 
 // WithoutNamespaceCheck lets Create put namespaced objects in namespaces
@@ -284,7 +290,7 @@ func (c *Cluster) get(k *kindInfo, req adapters.Request) adapters.Result {
 		return notFound(k, req.Ref.Name)
 	}
 	obj := c.read(e)
-	return adapters.Result{Outcome: adapters.OK, Object: obj, Canonical: c.sharedReads && e.canonical}
+	return adapters.Result{Outcome: adapters.OK, Object: obj}
 }
 
 // read returns what a reader gets of a stored object: a deep copy, or with
@@ -295,9 +301,8 @@ func (c *Cluster) read(e *entry) map[string]any {
 	}
 	if e.frozen == nil {
 		// Stored objects are never changed in place but through own.
-		e.frozen = jsonvalue.Refreeze(e.superseded, e.obj)
+		e.frozen = c.frozen.Refreeze(e.superseded, e.obj)
 		e.superseded = nil
-		e.canonical = jsonvalue.IsCanonical(e.frozen) // known since frozen
 	}
 	return e.frozen
 }
@@ -344,14 +349,12 @@ func (c *Cluster) list(k *kindInfo, req adapters.Request) adapters.Result {
 		}
 	}
 	items := make([]map[string]any, 0, len(entries))
-	canonical := c.sharedReads
 	for _, e := range entries {
 		if len(sel) == 0 || sel.matches(stringMap(metadata(e.obj)["labels"])) {
 			items = append(items, c.read(e))
-			canonical = canonical && e.canonical
 		}
 	}
-	return adapters.Result{Outcome: adapters.OK, Items: items, Canonical: canonical}
+	return adapters.Result{Outcome: adapters.OK, Items: items}
 }
 
 // sortedEntries returns the stored objects of one kind in one namespace in
@@ -394,7 +397,7 @@ func sortKeys(keys []objKey) {
 // decodeBody parses a request body and checks its apiVersion, kind, name and
 // namespace against the request, filling in what the body leaves out.
 func decodeBody(k *kindInfo, req adapters.Request) (map[string]any, adapters.Result, bool) {
-	obj, err := decodeObject(req.Body)
+	obj, err := bodyObject(req)
 	if err != nil {
 		return nil, fail(adapters.Invalid, "the request body is not a valid object: %v", err), false
 	}
@@ -590,7 +593,7 @@ func (c *Cluster) commit(k *kindInfo, req adapters.Request, key objKey, old *ent
 		if old != nil {
 			prev, oldObj = old.managed, old.obj
 		}
-		managed = updateOwnership(k, req, prev, oldObj, obj)
+		managed = updateOwnership(k, req, c.namedByPatch(req), prev, oldObj, obj)
 	}
 	if old != nil && jsonvalue.Equal(old.obj, obj) {
 		// A no-op write stores nothing and keeps the resourceVersion.
@@ -620,7 +623,7 @@ func (c *Cluster) commit(k *kindInfo, req adapters.Request, key objKey, old *ent
 		c.index(key, old)
 		c.byUID[metaString(obj, "uid")] = key
 	}
-	old.thaw()
+	old.thaw(c.frozen)
 	old.obj = obj
 	old.managed = managed
 	c.changed(obj, req.Subresource == "status")
@@ -688,7 +691,7 @@ func sameMap(a, b map[string]any) bool {
 // reader gets it (with WithSharedReads, the copy every reader shares).
 func (c *Cluster) stored(e *entry) adapters.Result {
 	obj := c.read(e)
-	return adapters.Result{Outcome: adapters.OK, Object: obj, Canonical: c.sharedReads && e.canonical}
+	return adapters.Result{Outcome: adapters.OK, Object: obj}
 }
 
 func generationOf(obj map[string]any) int64 {
@@ -716,4 +719,15 @@ func dropEmptyMetadata(md map[string]any) {
 			delete(md, f)
 		}
 	}
+}
+
+// namedByPatch returns the merge patch of a merge-patch request, whose
+// members are all a write can have changed; nil for other requests, or
+// when an admission hook may have changed more.
+func (c *Cluster) namedByPatch(req adapters.Request) map[string]any {
+	if req.Verb != adapters.Patch || req.PatchType != adapters.MergePatch || c.mutates() {
+		return nil
+	}
+	p, _ := req.Body.(map[string]any)
+	return p
 }

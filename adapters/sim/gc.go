@@ -67,7 +67,7 @@ func (c *Cluster) deleteObject(key objKey, prop string) map[string]any {
 	if !isNamespace && prop != "Foreground" && len(stringList(metadata(e.obj)["finalizers"])) == 0 {
 		return c.remove(key)
 	}
-	c.markDeleting(e.own(), prop == "Foreground")
+	c.markDeleting(e.own(c.frozen), prop == "Foreground")
 	c.touch(e)
 	uid := metaString(e.obj, "uid")
 	switch {
@@ -108,11 +108,11 @@ func (c *Cluster) markDeleting(obj map[string]any, foreground bool) {
 }
 
 // touch records a server-side change of a stored object, made in place on
-// e.own(): a new resourceVersion.
+// e.own(c.frozen): a new resourceVersion.
 func (c *Cluster) touch(e *entry) {
 	c.rv++
 	metadata(e.obj)["resourceVersion"] = strconv.FormatInt(c.rv, 10)
-	e.thaw()
+	e.thaw(c.frozen)
 	c.changed(e.obj, false)
 }
 
@@ -145,7 +145,7 @@ func (c *Cluster) remove(key objKey) map[string]any {
 	}
 	delete(c.objects, key)
 	c.index(key, nil)
-	e.forget()
+	e.forget(c.frozen)
 	c.changed(e.obj, false)
 	uid := metaString(e.obj, "uid")
 	delete(c.byUID, uid)
@@ -263,7 +263,7 @@ func (c *Cluster) removeOwnerRefs(e *entry, uids []string) {
 	if len(kept) == len(l) {
 		return
 	}
-	md := metadata(e.own())
+	md := metadata(e.own(c.frozen))
 	if len(kept) == 0 {
 		delete(md, "ownerReferences")
 	} else {
@@ -295,7 +295,7 @@ func (c *Cluster) reconcileForeground(uid string) {
 	}
 	key := c.byUID[uid]
 	e := c.objects[key]
-	md := metadata(e.own())
+	md := metadata(e.own(c.frozen))
 	var fins []string
 	for _, f := range stringList(md["finalizers"]) {
 		if f != foregroundFinalizer {
@@ -382,7 +382,7 @@ func (c *Cluster) syncCRD(e *entry) {
 		c.registerLocked(g+"/"+vn, kd, sc, KindOptions{HasStatus: hasStatus, Plural: pl}, name)
 	}
 	if st, _ := e.obj["status"].(map[string]any); st == nil || st["conditions"] == nil {
-		e.own()["status"] = map[string]any{
+		e.own(c.frozen)["status"] = map[string]any{
 			"acceptedNames": jsonvalue.DeepCopy(e.obj["spec"].(map[string]any)["names"]),
 			"conditions": []any{
 				map[string]any{"type": "NamesAccepted", "status": "True", "reason": "NoConflicts", "lastTransitionTime": timestamp(c.clock.Now())},

@@ -31,7 +31,7 @@ func exists(c *Cluster, ref adapters.Ref) bool {
 
 func removeFinalizers(t *testing.T, c *Cluster, ref adapters.Ref) adapters.Result {
 	t.Helper()
-	return do(c, adapters.Request{Verb: adapters.Patch, PatchType: adapters.MergePatch, Ref: ref, Body: []byte(`{"metadata":{"finalizers":null}}`)})
+	return do(c, adapters.Request{Verb: adapters.Patch, PatchType: adapters.MergePatch, Ref: ref, Body: raw(`{"metadata":{"finalizers":null}}`)})
 }
 
 func TestGarbageCollection(t *testing.T) {
@@ -136,12 +136,12 @@ func TestFinalizers(t *testing.T) {
 	}
 	// New finalizers may not be added; the timestamp may not be cleared.
 	bad := do(c, adapters.Request{Verb: adapters.Patch, PatchType: adapters.JSONPatch, Ref: cmRef("default", "a"),
-		Body: []byte(`[{"op":"add","path":"/metadata/finalizers/-","value":"example.com/c"}]`)})
+		Body: raw(`[{"op":"add","path":"/metadata/finalizers/-","value":"example.com/c"}]`)})
 	if bad.Outcome != adapters.Invalid || !strings.Contains(bad.Message, "no new finalizers") {
 		t.Errorf("adding a finalizer while deleting: %s %q", bad.Outcome, bad.Message)
 	}
 	kept := mustOK(t, do(c, adapters.Request{Verb: adapters.Patch, PatchType: adapters.MergePatch, Ref: cmRef("default", "a"),
-		Body: []byte(`{"metadata":{"deletionTimestamp":null,"finalizers":["example.com/b"]}}`)}))
+		Body: raw(`{"metadata":{"deletionTimestamp":null,"finalizers":["example.com/b"]}}`)}))
 	if metaString(kept.Object, "deletionTimestamp") == "" {
 		t.Error("a client cleared deletionTimestamp")
 	}
@@ -170,7 +170,7 @@ func TestFinalizers(t *testing.T) {
 func TestNamespaceDeletion(t *testing.T) {
 	c := newCluster(t)
 	nsRef := adapters.Ref{APIVersion: "v1", Kind: "Namespace", Name: "team"}
-	ns := mustOK(t, do(c, adapters.Request{Verb: adapters.Create, Ref: nsRef, Body: []byte(`{}`)})).Object
+	ns := mustOK(t, do(c, adapters.Request{Verb: adapters.Create, Ref: nsRef, Body: raw(`{}`)})).Object
 	if field(ns, "/status/phase") != "Active" {
 		t.Errorf("new namespace: %v", ns)
 	}
@@ -183,7 +183,7 @@ func TestNamespaceDeletion(t *testing.T) {
 	if exists(c, cmRef("team", "plain")) || !exists(c, cmRef("team", "held")) || !exists(c, nsRef) {
 		t.Fatal("namespace content not handled as expected")
 	}
-	fail := do(c, adapters.Request{Verb: adapters.Create, Ref: cmRef("team", "new"), Body: []byte(`{}`)})
+	fail := do(c, adapters.Request{Verb: adapters.Create, Ref: cmRef("team", "new"), Body: raw(`{}`)})
 	if fail.Outcome != adapters.Forbidden || !strings.Contains(fail.Message, "being terminated") {
 		t.Errorf("create in terminating namespace: %s %q", fail.Outcome, fail.Message)
 	}
@@ -213,7 +213,7 @@ func TestCustomResourceDefinitions(t *testing.T) {
 	crdRef := RefOf(crd)
 	mustOK(t, do(c, adapters.Request{Verb: adapters.Create, Ref: crdRef, Body: body(crd)}))
 	stored, _ := c.Object(crdRef)
-	if !strings.Contains(string(body(stored["status"])), `"Established"`) {
+	if !strings.Contains(string(mustJSON(stored["status"])), `"Established"`) {
 		t.Errorf("CRD status %v", stored["status"])
 	}
 	ctx := t.Context()
@@ -226,7 +226,7 @@ func TestCustomResourceDefinitions(t *testing.T) {
 	cr := map[string]any{"apiVersion": "rightsizing.kubex.ai/v1alpha1", "kind": "ObjectPatch",
 		"metadata": map[string]any{"name": "p", "namespace": "default"}, "spec": map[string]any{"a": 1}}
 	create(t, c, cr)
-	st := mustOK(t, do(c, adapters.Request{Verb: adapters.Patch, PatchType: adapters.MergePatch, Subresource: "status", Ref: RefOf(cr), Body: []byte(`{"status":{"phase":"Applied"}}`)}))
+	st := mustOK(t, do(c, adapters.Request{Verb: adapters.Patch, PatchType: adapters.MergePatch, Subresource: "status", Ref: RefOf(cr), Body: raw(`{"status":{"phase":"Applied"}}`)}))
 	if field(st.Object, "/status/phase") != "Applied" {
 		t.Errorf("CR status %v", st.Object)
 	}

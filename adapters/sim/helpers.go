@@ -55,7 +55,7 @@ func (c *Cluster) stage(obj map[string]any) error {
 		c.objects[key] = e
 		c.index(key, e)
 		c.byUID[md["uid"].(string)] = key
-		e.managed = updateOwnership(k, req, nil, nil, norm)
+		e.managed = updateOwnership(k, req, nil, nil, nil, norm)
 	} else {
 		old := metadata(e.obj)
 		md["uid"] = old["uid"]
@@ -64,9 +64,9 @@ func (c *Cluster) stage(obj map[string]any) error {
 		if specChanged(e.obj, norm) {
 			md["generation"] = generationOf(e.obj) + 1
 		}
-		e.managed = updateOwnership(k, req, e.managed, e.obj, norm)
+		e.managed = updateOwnership(k, req, nil, e.managed, e.obj, norm)
 	}
-	e.thaw()
+	e.thaw(c.frozen)
 	e.obj = norm
 	c.changed(norm, false)
 	c.afterStore(k, key, e)

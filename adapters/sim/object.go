@@ -1,66 +1,55 @@
 package sim
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
 
+	"github.com/statecraft/statecraft/adapters"
+	"github.com/statecraft/statecraft/jsonparse"
 	"github.com/statecraft/statecraft/jsonvalue"
 )
 
-// Objects are stored as unstructured JSON values with the types client-go's
-// unstructured decoding produces: map[string]any, []any, string, bool, nil,
-// int64 for integral numbers and float64 for the others.
+// Objects are stored as canonical JSON values (package jsonvalue), as a
+// client decodes what kube-apiserver sends: map[string]any, []any, string,
+// bool, nil, int64 for integral numbers and float64 for the others (the
+// server prints a float64 that is a whole number without a fraction, so 2.0
+// comes back as 2).
 
 // decodeObject parses a JSON object into the canonical representation.
 func decodeObject(data []byte) (map[string]any, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
+	v, err := jsonparse.Parse(data, jsonparse.Options{})
+	if err != nil {
 		return nil, err
 	}
-	if dec.More() {
-		return nil, fmt.Errorf("unexpected data after the JSON object")
-	}
-	m, ok := canonical(v).(map[string]any)
+	m, ok := v.(map[string]any)
 	if !ok {
 		return nil, fmt.Errorf("the body is not a JSON object")
 	}
-	return m, nil
+	return canonicalObject(m)
 }
 
-func canonical(v any) any {
-	switch t := v.(type) {
-	case map[string]any:
-		for k, e := range t {
-			t[k] = canonical(e)
-		}
-		return t
-	case []any:
-		for i, e := range t {
-			t[i] = canonical(e)
-		}
-		return t
-	case json.Number:
-		if i, err := t.Int64(); err == nil {
-			return i
-		}
-		f, _ := t.Float64()
-		return f
+// canonicalObject returns a canonical deep copy of obj.
+func canonicalObject(obj map[string]any) (map[string]any, error) {
+	v, err := jsonvalue.Normalize(obj)
+	if err != nil {
+		return nil, err
 	}
-	return v
+	return v.(map[string]any), nil
 }
 
 // normalize converts any JSON-marshalable object (for example one written
 // as a Go literal with int values) into the canonical representation.
-func normalize(obj map[string]any) (map[string]any, error) {
-	data, err := json.Marshal(obj)
-	if err != nil {
-		return nil, err
+func normalize(obj map[string]any) (map[string]any, error) { return canonicalObject(obj) }
+
+// bodyObject returns the object a create, update or apply request carries,
+// as a canonical copy the simulator may keep.
+func bodyObject(req adapters.Request) (map[string]any, error) {
+	obj, ok := req.Body.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("the body is not a JSON object")
 	}
-	return decodeObject(data)
+	return canonicalObject(obj)
 }
 
 func copyObject(obj map[string]any) map[string]any {

@@ -8,7 +8,6 @@ import (
 	"github.com/statecraft/statecraft/jsonvalue"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
-	"sigs.k8s.io/yaml"
 
 	"github.com/statecraft/statecraft/adapters"
 )
@@ -34,27 +33,15 @@ func (c *Cluster) patch(k *kindInfo, req adapters.Request) adapters.Result {
 	if !found {
 		return notFound(k, req.Ref.Name)
 	}
-	if req.PatchType == adapters.MergePatch {
-		// An object body merges value by value (RFC 7386); any other
-		// body takes the byte path below, which reports it.
-		p, err := req.Patch, error(nil)
-		if p == nil || !jsonvalue.IsCanonical(p) {
-			var body []byte
-			if body, err = req.Payload(); err == nil {
-				p, err = decodeObject(body)
-			}
+	if p, isObject := req.Body.(map[string]any); isObject && req.PatchType == adapters.MergePatch {
+		// An object merges value by value (RFC 7386); any other body
+		// takes the JSON path below, which reports it.
+		if !jsonvalue.IsCanonical(p) {
+			p, _ = canonicalObject(p)
+			req.Body = p
 		}
-		if err == nil {
-			merged := c.merged(e.obj, jsonvalue.MergePatch(e.obj, p).(map[string]any))
-			// Field ownership then compares only what the patch names
-			// (the merge shares the rest), unless admission may have
-			// changed anything.
-			req.Patch = p
-			if c.mutates() {
-				req.Patch = nil
-			}
-			return c.commitPatched(k, req, key, e, merged)
-		}
+		merged := c.merged(e.obj, jsonvalue.MergePatch(e.obj, p).(map[string]any))
+		return c.commitPatched(k, req, key, e, merged)
 	}
 	cur := mustJSON(e.obj)
 	body, err := req.Payload()
@@ -109,11 +96,7 @@ func (c *Cluster) apply(k *kindInfo, req adapters.Request, key objKey, e *entry)
 	if req.FieldManager == "" {
 		return fail(adapters.Invalid, "PATCH %s %q: fieldManager is required for apply requests", k.resource(), req.Ref.Name)
 	}
-	data, err := yaml.YAMLToJSON(req.Body)
-	if err != nil {
-		return fail(adapters.Invalid, "the applied configuration is not valid YAML or JSON: %v", err)
-	}
-	cfg, err := decodeObject(data)
+	cfg, err := bodyObject(req)
 	if err != nil {
 		return fail(adapters.Invalid, "the applied configuration is not a valid object: %v", err)
 	}
@@ -311,7 +294,9 @@ func notOwnable(k *kindInfo, subresource, p string) bool {
 // updateOwnership records an Update operation: the manager takes the leaf
 // fields it changed or added (other managers lose them); removed fields
 // leave every manager.
-func updateOwnership(k *kindInfo, req adapters.Request, prev map[managerKey]map[string]bool, oldObj, newObj map[string]any) map[managerKey]map[string]bool {
+// patch, when set, is the merge patch that made newObj from oldObj: only
+// the members it names are compared (the merge shares the rest).
+func updateOwnership(k *kindInfo, req adapters.Request, patch map[string]any, prev map[managerKey]map[string]bool, oldObj, newObj map[string]any) map[managerKey]map[string]bool {
 	me := managerKey{fieldManager(req), "Update", req.Subresource}
 	var removed, changed []string
 	onRemoved := func(p string) {
@@ -334,8 +319,8 @@ func updateOwnership(k *kindInfo, req adapters.Request, prev map[managerKey]map[
 	case k.opts.HasStatus:
 		keep = func(key string) bool { return key != "status" }
 	}
-	if req.Verb == adapters.Patch && req.PatchType == adapters.MergePatch && req.Patch != nil {
-		diffPatched(oldObj, newObj, req.Patch, "", keep, onRemoved, onChanged)
+	if patch != nil {
+		diffPatched(oldObj, newObj, patch, "", keep, onRemoved, onChanged)
 	} else {
 		diffMembers(oldObj, newObj, "", keep, onRemoved, onChanged)
 	}

@@ -58,18 +58,18 @@ func TestServerSideApply(t *testing.T) {
 		}},
 		{"an update takes fields from an applier", []step{
 			{applyReq("alpha", false, cm(map[string]any{"x": "1"})), adapters.OK, "", nil},
-			{adapters.Request{Verb: adapters.Patch, PatchType: adapters.MergePatch, Ref: cmRef("default", "a"), Body: []byte(`{"data":{"x":"5"}}`), FieldManager: "editor"}, adapters.OK, "", nil},
+			{adapters.Request{Verb: adapters.Patch, PatchType: adapters.MergePatch, Ref: cmRef("default", "a"), Body: raw(`{"data":{"x":"5"}}`), FieldManager: "editor"}, adapters.OK, "", nil},
 			{applyReq("alpha", false, cm(map[string]any{})), adapters.OK, "", map[string]any{"/data/x": "5"}},
 		}},
 		{"missing field manager", []step{
 			{applyReq("", false, cm(nil)), adapters.Invalid, "fieldManager", nil},
 		}},
 		{"missing kind", []step{
-			{adapters.Request{Verb: adapters.Patch, PatchType: adapters.ApplyPatch, Ref: cmRef("default", "a"), FieldManager: "m", Body: []byte(`{"apiVersion":"v1"}`)}, adapters.Invalid, "kind must be set", nil},
+			{adapters.Request{Verb: adapters.Patch, PatchType: adapters.ApplyPatch, Ref: cmRef("default", "a"), FieldManager: "m", Body: raw(`{"apiVersion":"v1"}`)}, adapters.Invalid, "kind must be set", nil},
 		}},
 		{"yaml body", []step{
 			{adapters.Request{Verb: adapters.Patch, PatchType: adapters.ApplyPatch, Ref: cmRef("default", "a"), FieldManager: "m",
-				Body: []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  k: v\n")}, adapters.OK, "", map[string]any{"/data/k": "v"}},
+				Body: raw("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  k: v\n")}, adapters.OK, "", map[string]any{"/data/k": "v"}},
 		}},
 		{"apply status subresource", []step{
 			{applyReq("alpha", false, deployment("a", 1)), adapters.OK, "", nil},
@@ -100,7 +100,7 @@ func TestServerSideApply(t *testing.T) {
 func TestManagedFields(t *testing.T) {
 	c := newCluster(t)
 	mustOK(t, do(c, applyReq("alpha", false, configMap("default", "a", map[string]any{"l": "1"}, map[string]any{"x": "1"}))))
-	mustOK(t, do(c, adapters.Request{Verb: adapters.Patch, PatchType: adapters.MergePatch, Ref: cmRef("default", "a"), Body: []byte(`{"data":{"y":"2"}}`), Identity: "bob"}))
+	mustOK(t, do(c, adapters.Request{Verb: adapters.Patch, PatchType: adapters.MergePatch, Ref: cmRef("default", "a"), Body: raw(`{"data":{"y":"2"}}`), Identity: "bob"}))
 	got := c.ManagedFields(cmRef("default", "a"))
 	want := []ManagedFields{
 		{Manager: "alpha", Operation: "Apply", Fields: []string{"/data/x", "/metadata/labels/l"}},
@@ -115,12 +115,12 @@ func TestManagedFields(t *testing.T) {
 
 	// A dry-run write, and one admission refuses, take nothing from the
 	// stored owners (the sets are shared with the stored object).
-	mustOK(t, do(c, adapters.Request{Verb: adapters.Patch, PatchType: adapters.MergePatch, Ref: cmRef("default", "a"), Body: []byte(`{"data":{"x":"9","y":"9"}}`), Identity: "carol", DryRun: true}))
+	mustOK(t, do(c, adapters.Request{Verb: adapters.Patch, PatchType: adapters.MergePatch, Ref: cmRef("default", "a"), Body: raw(`{"data":{"x":"9","y":"9"}}`), Identity: "carol", DryRun: true}))
 	if got := c.ManagedFields(cmRef("default", "a")); !jsonvalue.Equal(got, want) {
 		t.Errorf("after a dry run, ManagedFields = %+v, want %+v", got, want)
 	}
 	// A live one moves both fields to its manager.
-	mustOK(t, do(c, adapters.Request{Verb: adapters.Patch, PatchType: adapters.MergePatch, Ref: cmRef("default", "a"), Body: []byte(`{"data":{"x":"9","y":"9"}}`), Identity: "carol"}))
+	mustOK(t, do(c, adapters.Request{Verb: adapters.Patch, PatchType: adapters.MergePatch, Ref: cmRef("default", "a"), Body: raw(`{"data":{"x":"9","y":"9"}}`), Identity: "carol"}))
 	want = []ManagedFields{
 		{Manager: "alpha", Operation: "Apply", Fields: []string{"/metadata/labels/l"}},
 		{Manager: "carol", Operation: "Update", Fields: []string{"/data/x", "/data/y"}},
@@ -139,7 +139,7 @@ func TestApplyPrunesMapsItEmptied(t *testing.T) {
 	}
 	// A map another manager still has fields in stays.
 	mustOK(t, do(c, applyReq("alpha", false, configMap("default", "a", map[string]any{"l": "1"}, map[string]any{"x": "1"}))))
-	mustOK(t, do(c, adapters.Request{Verb: adapters.Patch, PatchType: adapters.MergePatch, Ref: cmRef("default", "a"), FieldManager: "other", Body: []byte(`{"metadata":{"labels":{"m":"2"}}}`)}))
+	mustOK(t, do(c, adapters.Request{Verb: adapters.Patch, PatchType: adapters.MergePatch, Ref: cmRef("default", "a"), FieldManager: "other", Body: raw(`{"metadata":{"labels":{"m":"2"}}}`)}))
 	res = mustOK(t, do(c, applyReq("alpha", false, configMap("default", "a", nil, map[string]any{"x": "1"}))))
 	if !jsonvalue.Equal(field(res.Object, "/metadata/labels"), map[string]any{"m": "2"}) {
 		t.Errorf("labels %v", field(res.Object, "/metadata/labels"))
@@ -185,9 +185,8 @@ func TestOwnershipFromMergePatch(t *testing.T) {
 		}
 		dropEmptyMetadata(metadata(merged))
 		req := adapters.Request{Verb: adapters.Patch, PatchType: adapters.MergePatch, Subresource: c.sub, FieldManager: "carol"}
-		whole := updateOwnership(k, req, prev, old, merged)
-		req.Patch = c.patch
-		byPatch := updateOwnership(k, req, prev, old, merged)
+		whole := updateOwnership(k, req, nil, prev, old, merged)
+		byPatch := updateOwnership(k, req, c.patch, prev, old, merged)
 		if !jsonvalue.Equal(sortedOwners(whole), sortedOwners(byPatch)) {
 			t.Errorf("%s: from the patch %v, from the objects %v", c.name, sortedOwners(byPatch), sortedOwners(whole))
 		}

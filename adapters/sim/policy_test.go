@@ -11,7 +11,7 @@ import (
 
 func TestRBAC(t *testing.T) {
 	patch := func(identity string, ref adapters.Ref, sub string) adapters.Request {
-		return adapters.Request{Verb: adapters.Patch, PatchType: adapters.MergePatch, Ref: ref, Subresource: sub, Identity: identity, Body: []byte(`{"metadata":{"labels":{"x":"y"}}}`)}
+		return adapters.Request{Verb: adapters.Patch, PatchType: adapters.MergePatch, Ref: ref, Subresource: sub, Identity: identity, Body: raw(`{"metadata":{"labels":{"x":"y"}}}`)}
 	}
 	for _, tc := range []struct {
 		name     string
@@ -140,7 +140,7 @@ func TestFaultsAtCalls(t *testing.T) {
 	c.InjectFault(Fault{Verb: adapters.Patch, AtCalls: []int{1}, Outcome: adapters.Conflict, Message: "boom"})
 	var outcomes []string
 	for _, n := range []string{"a", "b", "c", "d"} {
-		res := do(c, adapters.Request{Verb: adapters.Create, Ref: cmRef("default", n), Body: []byte(`{}`)})
+		res := do(c, adapters.Request{Verb: adapters.Create, Ref: cmRef("default", n), Body: raw(`{}`)})
 		outcomes = append(outcomes, string(res.Outcome))
 	}
 	if got := strings.Join(outcomes, " "); got != "ok transient transient ok" {
@@ -151,7 +151,7 @@ func TestFaultsAtCalls(t *testing.T) {
 	}
 	// Deployments do not match the ConfigMap fault.
 	mustOK(t, do(c, adapters.Request{Verb: adapters.Create, Ref: deployRef("d"), Body: body(deployment("d", 1))}))
-	p := adapters.Request{Verb: adapters.Patch, PatchType: adapters.MergePatch, Ref: cmRef("default", "a"), Body: []byte(`{"data":{"k":"v"}}`)}
+	p := adapters.Request{Verb: adapters.Patch, PatchType: adapters.MergePatch, Ref: cmRef("default", "a"), Body: raw(`{"data":{"k":"v"}}`)}
 	if res := do(c, p); res.Outcome != adapters.Conflict || res.Message != "boom" {
 		t.Errorf("first patch: %s %q", res.Outcome, res.Message)
 	}
@@ -160,7 +160,7 @@ func TestFaultsAtCalls(t *testing.T) {
 	}
 	mustOK(t, do(c, p))
 	c.ClearFaults()
-	mustOK(t, do(c, adapters.Request{Verb: adapters.Create, Ref: cmRef("default", "e"), Body: []byte(`{}`)}))
+	mustOK(t, do(c, adapters.Request{Verb: adapters.Create, Ref: cmRef("default", "e"), Body: raw(`{}`)}))
 }
 
 func TestFaultsByRateAreReproducible(t *testing.T) {

@@ -14,7 +14,7 @@ import (
 func TestSharedReads(t *testing.T) {
 	ctx := context.Background()
 	for _, shared := range []bool{false, true} {
-		c := New(nil, WithSharedReads())
+		c := New(nil, WithSharedReads(nil))
 		if !shared {
 			c = New(nil)
 		}
@@ -30,7 +30,7 @@ func TestSharedReads(t *testing.T) {
 		if same != shared || len(listed) != 1 || !reflect.DeepEqual(listed[0], first) {
 			t.Fatalf("shared=%v: same copy %v, listed %v", shared, same, listed)
 		}
-		c.Do(ctx, adapters.Request{Verb: adapters.Patch, PatchType: adapters.MergePatch, Ref: ref, Body: []byte(`{"data":{"k":"2"}}`)})
+		c.Do(ctx, adapters.Request{Verb: adapters.Patch, PatchType: adapters.MergePatch, Ref: ref, Body: raw(`{"data":{"k":"2"}}`)})
 		if got := c.Do(ctx, adapters.Request{Verb: adapters.Get, Ref: ref}).Object; got["data"].(map[string]any)["k"] != "2" {
 			t.Fatalf("shared=%v: read after a patch: %v", shared, got)
 		}

@@ -74,7 +74,7 @@ func loadMachines(refs []string) ([]*fsm.Machine, map[string][]byte, hcl.Diagnos
 	if diags.HasErrors() {
 		return nil, srcs, diags
 	}
-	ms, d := fsm.Compile(files...)
+	ms, d := fsm.CompileIn(scenario.NewMemory(), files...)
 	return ms, srcs, append(diags, d...)
 }
 

@@ -48,7 +48,7 @@ type coverTracer struct {
 	last map[adapters.Ref]*fsm.Machine
 }
 
-func (t *coverTracer) Step(_ time.Time, obj adapters.Ref, m *fsm.Machine, _ engine.Snapshot, d *engine.Decision) {
+func (t *coverTracer) Step(_ time.Time, obj adapters.Ref, m *fsm.Machine, snap engine.Snapshot, d *engine.Decision) {
 	if t.last == nil {
 		t.last = map[adapters.Ref]*fsm.Machine{}
 	}
@@ -65,7 +65,7 @@ func (t *coverTracer) Step(_ time.Time, obj adapters.Ref, m *fsm.Machine, _ engi
 		if tr == nil || tr.When == nil {
 			continue
 		}
-		for i, v := range engine.ClauseValues(m, d, tr.When) {
+		for i, v := range engine.ClauseValues(m, snap, tr.When) {
 			if v == nil {
 				continue
 			}

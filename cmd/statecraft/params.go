@@ -9,6 +9,7 @@ import (
 
 	"github.com/statecraft/statecraft/fsm"
 	"github.com/statecraft/statecraft/rules"
+	"github.com/statecraft/statecraft/scenario"
 )
 
 // paramOverride is one --param MACHINE.NAME=VALUE.
@@ -88,7 +89,7 @@ func loadMachinesWithParams(refs []string, params []paramOverride) ([]*fsm.Machi
 		}
 		param.Default = v
 	}
-	ms, d := fsm.Compile(files...)
+	ms, d := fsm.CompileIn(scenario.NewMemory(), files...)
 	diags = append(diags, d...)
 	if diags.HasErrors() {
 		return nil, diags, nil

@@ -92,6 +92,11 @@ func hasPrefix(s, prefix []string) bool {
 // whole array. Duplicates are dropped. Operations whose path does not parse
 // claim nothing: such a patch fails Validate and is never applied.
 func Claims(patch any, ops []Op) []Claim {
+	return (*Selectors)(nil).Claims(patch, ops)
+}
+
+// Claims is the package's Claims, remembering selectors' key literals in s.
+func (s *Selectors) Claims(patch any, ops []Op) []Claim {
 	var out []Claim
 	seen := map[Claim]bool{}
 	add := func(c Claim) {
@@ -120,7 +125,7 @@ func Claims(patch any, ops []Op) []Claim {
 			continue
 		}
 		arr := pointer(pp.prefix)
-		if f, lit, ok := keyLiteral(op.Selector); ok {
+		if f, lit, ok := s.keyLiteral(op.Selector); ok {
 			add(Claim{Path: arr, Item: true, Field: f, Value: lit})
 		} else {
 			add(Claim{Path: arr})

@@ -173,6 +173,11 @@ func unescapeToken(s string) (string, bool) {
 // well-formed path and selector, the value rules of its kind, and a known
 // match policy. It returns the first problem as an *Error, nil otherwise.
 func Validate(patch any, hasPatch bool, ops []Op) error {
+	return (*Selectors)(nil).Validate(patch, hasPatch, ops)
+}
+
+// Validate is the package's Validate, remembering compiled selectors in s.
+func (s *Selectors) Validate(patch any, hasPatch bool, ops []Op) error {
 	if hasPatch {
 		m, ok := patch.(map[string]any)
 		if !ok {
@@ -197,14 +202,14 @@ func Validate(patch any, hasPatch bool, ops []Op) error {
 		return &Error{Index: -1, Field: "jsonPatch", Message: fmt.Sprintf("must have at most %d operations, has %d", MaxOps, len(ops))}
 	}
 	for i, op := range ops {
-		if err := validateOp(i, op); err != nil {
+		if err := s.validateOp(i, op); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func validateOp(i int, op Op) error {
+func (s *Selectors) validateOp(i int, op Op) error {
 	switch op.Op {
 	case OpAdd, OpRemove, OpReplace:
 	case "":
@@ -249,7 +254,7 @@ func validateOp(i int, op Op) error {
 	if n := utf8.RuneCountInString(op.Selector); n > MaxSelectorLength {
 		return opErr(i, "selector", "must be at most %d characters, has %d", MaxSelectorLength, n)
 	}
-	if _, msg := compileSelector(op.Selector); msg != "" {
+	if _, msg := s.compileSelector(op.Selector); msg != "" {
 		return opErr(i, "selector", "%s", msg)
 	}
 	return nil

@@ -15,6 +15,8 @@ type Options struct {
 	// against one element; exceeding it is an error. 0 means
 	// DefaultCostLimit.
 	CostLimit uint64
+	// Selectors, when set, remembers compiled selectors across plans.
+	Selectors *Selectors
 }
 
 // Result is a computed plan.
@@ -81,12 +83,12 @@ func Plan(target map[string]any, patch any, ops []Op, opts Options) (*Result, er
 	for i, op := range ops {
 		r.parsed[i], _ = parsePath(op.Path)
 		r.values[i], _ = jsonvalue.Canonical(op.Value) // copied before use
-		p, msg := selectorProgram(op.Selector, limit)
+		p, msg := opts.Selectors.selectorProgram(op.Selector, limit)
 		if msg != "" {
 			return nil, opErr(i, "selector", "%s", msg)
 		}
 		r.prgs[i] = p
-		if f, lit, ok := keyLiteral(op.Selector); ok {
+		if f, lit, ok := opts.Selectors.keyLiteral(op.Selector); ok {
 			r.pins[i] = pin{field: f, literal: lit, ok: true}
 		}
 	}

@@ -26,16 +26,49 @@ var selectorEnv = sync.OnceValues(func() (*cel.Env, error) {
 	)
 })
 
-// The caches hold compiled selectors and programs. They are bounded and
-// cleared wholesale when full; they never affect results, only speed.
+// maxCached bounds each table of a Selectors; a full table is cleared
+// wholesale.
 const maxCached = 512
 
-var (
-	cacheMu  sync.Mutex
-	astCache = map[string]*cel.Ast{}
-	prgCache = map[prgKey]cel.Program{}
-	litCache = map[string]keyLit{}
-)
+// Selectors remembers compiled selectors, their programs and the key
+// literals recognised in them, for one run (library.Memory keeps one). It
+// never affects a result, only speed. A nil *Selectors remembers nothing.
+type Selectors struct {
+	mu  sync.Mutex
+	ast map[string]*cel.Ast
+	prg map[prgKey]cel.Program
+	lit map[string]keyLit
+}
+
+// NewSelectors returns an empty cache of compiled selectors.
+func NewSelectors() *Selectors {
+	return &Selectors{ast: map[string]*cel.Ast{}, prg: map[prgKey]cel.Program{}, lit: map[string]keyLit{}}
+}
+
+// remember stores v under k in m, clearing m first when it is full.
+func remember[K comparable, V any](s *Selectors, m map[K]V, k K, v V) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	if len(m) >= maxCached {
+		clear(m)
+	}
+	m[k] = v
+	s.mu.Unlock()
+}
+
+// recall returns what m holds under k.
+func recall[K comparable, V any](s *Selectors, m map[K]V, k K) (V, bool) {
+	if s == nil {
+		var zero V
+		return zero, false
+	}
+	s.mu.Lock()
+	v, ok := m[k]
+	s.mu.Unlock()
+	return v, ok
+}
 
 type keyLit struct {
 	field, literal string
@@ -50,11 +83,8 @@ type prgKey struct {
 // compileSelector parses and type-checks a selector. The result type must
 // be bool, or dyn (checked again per evaluation). It returns a message
 // suitable for the "selector" field on failure.
-func compileSelector(expr string) (*cel.Ast, string) {
-	cacheMu.Lock()
-	a, ok := astCache[expr]
-	cacheMu.Unlock()
-	if ok {
+func (s *Selectors) compileSelector(expr string) (*cel.Ast, string) {
+	if a, ok := recall(s, s.asts(), expr); ok {
 		return a, ""
 	}
 	env, err := selectorEnv()
@@ -69,26 +99,18 @@ func compileSelector(expr string) (*cel.Ast, string) {
 	if !out.IsExactType(types.BoolType) && !out.IsExactType(types.DynType) {
 		return nil, fmt.Sprintf("must be a bool expression, has type %s", out)
 	}
-	cacheMu.Lock()
-	if len(astCache) >= maxCached {
-		clear(astCache)
-	}
-	astCache[expr] = a
-	cacheMu.Unlock()
+	remember(s, s.asts(), expr, a)
 	return a, ""
 }
 
 // selectorProgram returns a program for a selector with the given runtime
 // cost limit.
-func selectorProgram(expr string, limit uint64) (cel.Program, string) {
+func (s *Selectors) selectorProgram(expr string, limit uint64) (cel.Program, string) {
 	key := prgKey{expr, limit}
-	cacheMu.Lock()
-	p, ok := prgCache[key]
-	cacheMu.Unlock()
-	if ok {
+	if p, ok := recall(s, s.prgs(), key); ok {
 		return p, ""
 	}
-	a, msg := compileSelector(expr)
+	a, msg := s.compileSelector(expr)
 	if msg != "" {
 		return nil, msg
 	}
@@ -96,16 +118,11 @@ func selectorProgram(expr string, limit uint64) (cel.Program, string) {
 	if err != nil {
 		return nil, "CEL environment: " + err.Error()
 	}
-	p, err = env.Program(a, cel.CostLimit(limit))
+	p, err := env.Program(a, cel.CostLimit(limit))
 	if err != nil {
 		return nil, "cannot build program: " + err.Error()
 	}
-	cacheMu.Lock()
-	if len(prgCache) >= maxCached {
-		clear(prgCache)
-	}
-	prgCache[key] = p
-	cacheMu.Unlock()
+	remember(s, s.prgs(), key, p)
 	return p, ""
 }
 
@@ -125,20 +142,34 @@ func evalSelector(p cel.Program, item any) (bool, error) {
 // keyLiteral recognises the selector shapes `item.f == "lit"`,
 // `"lit" == item.f`, and the same with item["f"]. It returns the field and
 // the literal.
-func keyLiteral(expr string) (field, literal string, ok bool) {
-	cacheMu.Lock()
-	k, hit := litCache[expr]
-	cacheMu.Unlock()
+func (s *Selectors) keyLiteral(expr string) (field, literal string, ok bool) {
+	k, hit := recall(s, s.lits(), expr)
 	if !hit {
 		k.field, k.literal, k.ok = parseKeyLiteral(expr)
-		cacheMu.Lock()
-		if len(litCache) >= maxCached {
-			clear(litCache)
-		}
-		litCache[expr] = k
-		cacheMu.Unlock()
+		remember(s, s.lits(), expr, k)
 	}
 	return k.field, k.literal, k.ok
+}
+
+func (s *Selectors) asts() map[string]*cel.Ast {
+	if s == nil {
+		return nil
+	}
+	return s.ast
+}
+
+func (s *Selectors) prgs() map[prgKey]cel.Program {
+	if s == nil {
+		return nil
+	}
+	return s.prg
+}
+
+func (s *Selectors) lits() map[string]keyLit {
+	if s == nil {
+		return nil
+	}
+	return s.lit
 }
 
 func parseKeyLiteral(expr string) (field, literal string, ok bool) {

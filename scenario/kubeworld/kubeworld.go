@@ -1,21 +1,12 @@
-// Package kubeworld lets a scenario run against a real Kubernetes API
-// server: a scenario.Cluster that carries requests out through
-// adapters/kube and logs each with the scenario's virtual time, so one
-// scenario file gives one trace on both the simulator and a real server.
-//
-// Time stays virtual: the scenario runner advances its clock from event to
-// event and the engine writes virtual timestamps into status; only the
-// server's own fields (creationTimestamp, resourceVersion) are real. Staging
-// denials, faults and admission hooks needs the simulator.
 package kubeworld
 
 import (
 	"context"
-	"encoding/json"
 	"sync"
 
 	"github.com/statecraft/statecraft/adapters"
 	"github.com/statecraft/statecraft/adapters/sim"
+	"github.com/statecraft/statecraft/jsonvalue"
 	"github.com/statecraft/statecraft/scenario"
 )
 
@@ -82,7 +73,7 @@ func (w *World) Objects(apiVersion, kind string) []map[string]any {
 func (w *World) Apply(obj map[string]any) error {
 	ctx := context.Background()
 	ref := sim.RefOf(obj)
-	body, err := json.Marshal(obj)
+	body, err := jsonvalue.Normalize(obj)
 	if err != nil {
 		return err
 	}
@@ -93,9 +84,8 @@ func (w *World) Apply(obj map[string]any) error {
 	if res.Outcome != adapters.OK {
 		return &applyError{ref: ref, res: res}
 	}
-	if st, ok := obj["status"]; ok {
-		b, _ := json.Marshal(map[string]any{"status": st})
-		res = w.api.Do(ctx, adapters.Request{Verb: adapters.Patch, Ref: ref, Subresource: "status", PatchType: adapters.MergePatch, Body: b})
+	if _, ok := obj["status"]; ok {
+		res = w.api.Do(ctx, adapters.Request{Verb: adapters.Patch, Ref: ref, Subresource: "status", PatchType: adapters.MergePatch, Body: map[string]any{"status": body.(map[string]any)["status"]}})
 		if res.Outcome != adapters.OK && res.Outcome != adapters.Unsupported {
 			return &applyError{ref: ref, res: res}
 		}

@@ -14,9 +14,9 @@ import (
 	"github.com/statecraft/statecraft/adapters/kube"
 	"github.com/statecraft/statecraft/adapters/sim"
 	"github.com/statecraft/statecraft/internal/controlplane"
-	"github.com/statecraft/statecraft/textdiff"
 	"github.com/statecraft/statecraft/scenario"
 	"github.com/statecraft/statecraft/scenario/kubeworld"
+	"github.com/statecraft/statecraft/textdiff"
 )
 
 // scenarios run on both adapters: each must print, against a real

@@ -1,0 +1,148 @@
+package engine
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/google/cel-go/common/types"
+	"github.com/google/cel-go/common/types/traits"
+	"github.com/statecraft/statecraft/adapters"
+	"github.com/statecraft/statecraft/fsm"
+	"github.com/statecraft/statecraft/library"
+)
+
+// Observation is what the engine read for one observe block.
+type Observation struct {
+	Outcome adapters.Outcome
+	Object  map[string]any   // for get, when it exists
+	Items   []map[string]any // for list
+	Scope   adapters.Scope   // how the observed kind is served
+	Message string
+	Skipped bool // its when was false
+	// canonical is set when Object and Items are already canonical JSON
+	// values (Reconcile makes them so once per read, not once per step).
+	canonical bool
+	// val, when set, is value() made once for every step that sees it.
+	val map[string]any
+}
+
+// withValue returns o with its CEL value made once (read-only).
+func (o Observation) withValue() Observation {
+	o.val = o.value()
+	return o
+}
+
+func (o Observation) value() map[string]any {
+	if o.val != nil {
+		return o.val
+	}
+	v := map[string]any{
+		"exists":  o.Outcome == adapters.OK && o.Object != nil,
+		"outcome": string(o.Outcome),
+		"object":  map[string]any{},
+		"items":   []any{},
+		"scope":   string(o.Scope),
+		"message": o.Message,
+	}
+	canon := library.Canonical
+	if o.canonical {
+		canon = func(v any) any { return v }
+	}
+	if o.Object != nil {
+		v["object"] = canon(o.Object)
+	}
+	if o.Items != nil {
+		items := make([]any, len(o.Items))
+		for i, it := range o.Items {
+			items[i] = canon(it)
+		}
+		v["items"] = items
+	}
+	if o.Skipped {
+		v["outcome"] = "skipped"
+	}
+	return v
+}
+
+// Read is one observation the engine must make before a step.
+type Read struct {
+	Name string
+	Ref  adapters.Ref
+	List bool
+	// LabelSelector is set for list reads.
+	LabelSelector string
+	Skip          bool
+	Err           error // the observation's reference could not be computed
+	// StatusBlind is set by Certify on a list read whose items' status the
+	// decision did not read.
+	StatusBlind bool
+	// ScopeOnly, on a read a Reconciliation asks its driver for, says
+	// that only the kind's scope is wanted: the reconcile wrote the object
+	// itself and knows what it is.
+	ScopeOnly bool
+}
+
+// skipped is the value of an observation not made.
+var skipped = Observation{Skipped: true}.value()
+
+// Reads returns the observations to make before stepping obj at now.
+func Reads(m *fsm.Machine, obj map[string]any, now time.Time) []Read {
+	v, _ := newVars(m, obj, nil, now)
+	return readsWith(m, v)
+}
+
+func readsWith(m *fsm.Machine, v *vars) []Read {
+	out := make([]Read, 0, len(m.Observes))
+	for _, o := range m.Observes {
+		r := Read{Name: o.Name, List: o.List != nil}
+		if o.When != nil {
+			ok, err := v.evalBool(o.When)
+			if err != nil {
+				r.Err = err
+			}
+			if !ok {
+				r.Skip = true
+				out = append(out, r)
+				continue
+			}
+		}
+		p := o.Get
+		if r.List {
+			p = o.List
+		}
+		// The reference is read from the CEL map itself: converting the
+		// whole map to Go first cost more than evaluating it.
+		val, err := p.Eval(v)
+		if err == nil && types.IsError(val) {
+			err = val.(*types.Err)
+		}
+		if err != nil {
+			r.Err = err
+			out = append(out, r)
+			continue
+		}
+		m, ok := val.(traits.Mapper)
+		if !ok {
+			r.Err = fmt.Errorf("observe %s: want a map {apiVersion, kind, namespace, name}, got %T", o.Name, library.ToGo(val))
+			out = append(out, r)
+			continue
+		}
+		field := func(k string) string {
+			f, found := m.Find(types.String(k))
+			if !found {
+				return ""
+			}
+			s, _ := library.ToGo(f).(string)
+			return s
+		}
+		r.Ref = adapters.Ref{APIVersion: field("apiVersion"), Kind: field("kind"), Namespace: field("namespace"), Name: field("name")}
+		r.LabelSelector = field("labelSelector")
+		out = append(out, r)
+	}
+	return out
+}
+
+func refFromMap(m map[string]any) adapters.Ref {
+	s := func(k string) string { x, _ := m[k].(string); return x }
+	return adapters.Ref{APIVersion: s("apiVersion"), Kind: s("kind"), Namespace: s("namespace"), Name: s("name")}
+}

@@ -1,0 +1,158 @@
+package scenario
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/statecraft/statecraft/adapters"
+	"github.com/statecraft/statecraft/adapters/sim"
+	"github.com/statecraft/statecraft/engine"
+	"github.com/statecraft/statecraft/fsm"
+)
+
+// Line is one line of a trace.
+type Line struct {
+	At     time.Duration `json:"at"` // since the scenario's start
+	Object string        `json:"object,omitempty"`
+	Kind   string        `json:"kind"` // transition, request, world, problem
+	Text   string        `json:"text"`
+	// From and To are the states of a transition line.
+	From string `json:"from,omitempty"`
+	To   string `json:"to,omitempty"`
+}
+
+// String renders the line with its virtual time.
+func (l Line) String() string {
+	return Stamp(l.At) + "  " + l.Text
+}
+
+// Stamp renders a duration since the start as +DdHH:MM:SS.
+func Stamp(d time.Duration) string {
+	days := d / (24 * time.Hour)
+	d -= days * 24 * time.Hour
+	h := d / time.Hour
+	d -= h * time.Hour
+	m := d / time.Minute
+	d -= m * time.Minute
+	s := d / time.Second
+	return fmt.Sprintf("+%dd%02d:%02d:%02d", days, h, m, s)
+}
+
+func (r *runner) since() time.Duration { return r.clock.Now().Sub(r.s.Start) }
+
+func (r *runner) add(kind, object, text string) {
+	if r.opts.DiscardTrace {
+		return
+	}
+	r.res.Trace = append(r.res.Trace, Line{At: r.since(), Kind: kind, Object: object, Text: text})
+}
+
+// flush takes the requests the cluster served since the last flush, counts
+// them for the count expectations, and, when trace is true, appends its
+// writes to the trace (reads are left out: a trace shows what changed the
+// world; the world's own requests are described by its own lines).
+//
+// A successful write also wakes the machines that care: the written object
+// when a machine drives its kind, and the object's controller owner when a
+// machine drives the owner's kind (so a deployment hears of its revisions).
+// Writes by an object's own reconcile to itself wake nothing.
+func (r *runner) flush(trace bool) {
+	for _, rec := range r.cluster.TakeRecords() {
+		for w := range r.counts {
+			if matches(rec, w) {
+				r.counts[w]++
+			}
+		}
+		if !rec.IsWrite() {
+			continue
+		}
+		if trace && !r.opts.DiscardTrace {
+			r.res.Trace = append(r.res.Trace, Line{At: rec.Time.Sub(r.s.Start), Kind: "request", Object: rec.Ref.String(), Text: "  " + RequestText(rec)})
+		}
+		if rec.Outcome != adapters.OK || rec.DryRun {
+			continue
+		}
+		if rec.Ref != r.current {
+			r.schedule(rec.Ref, r.clock.Now())
+		}
+		if owner, ok := r.controller(rec.Ref); ok && owner != r.current {
+			r.schedule(owner, r.clock.Now())
+		}
+	}
+}
+
+// RequestText renders one request as a trace line shows it: verb,
+// subresource, object, patch type, dry run, identity, outcome and, for a
+// failure, the server's message.
+func RequestText(rec sim.Record) string {
+	var b strings.Builder
+	b.WriteString(string(rec.Verb))
+	if rec.Subresource != "" {
+		b.WriteString(" " + rec.Subresource)
+	}
+	b.WriteString(" " + rec.Ref.String())
+	var opts []string
+	if rec.PatchType != "" {
+		opts = append(opts, string(rec.PatchType))
+	}
+	if rec.DryRun {
+		opts = append(opts, "dry-run")
+	}
+	if len(opts) > 0 {
+		b.WriteString(" (" + strings.Join(opts, ", ") + ")")
+	}
+	if rec.Identity != "" {
+		b.WriteString(" as " + rec.Identity)
+	}
+	b.WriteString(": " + string(rec.Outcome))
+	if rec.Outcome != adapters.OK && rec.Message != "" {
+		b.WriteString(" (" + rec.Message + ")")
+	}
+	return b.String()
+}
+
+// Transition implements engine.Tracer.
+func (r *runner) Transition(now time.Time, obj adapters.Ref, res *engine.Result) {
+	if r.opts.Steps != nil {
+		r.opts.Steps.Transition(now, obj, res)
+	}
+	r.flush(true)
+	text := TransitionText(obj, res, r.s.Start)
+	r.add("transition", obj.String(), text)
+	if n := len(r.res.Trace); n > 0 {
+		r.res.Trace[n-1].From, r.res.Trace[n-1].To = res.From, res.To
+	}
+}
+
+// Step implements engine.StepTracer, forwarding to Options.Steps.
+func (r *runner) Step(now time.Time, obj adapters.Ref, m *fsm.Machine, snap engine.Snapshot, d *engine.Decision) {
+	if r.opts.Steps != nil {
+		r.opts.Steps.Step(now, obj, m, snap, d)
+	}
+}
+
+// TransitionText renders a fired transition as a trace line shows it, with
+// its wake-up as a time since start.
+func TransitionText(obj adapters.Ref, res *engine.Result, start time.Time) string {
+	text := fmt.Sprintf("%s: %s → %s by %q", obj, res.From, res.To, res.Transition)
+	if res.Reason != "" {
+		text += " reason " + res.Reason
+	}
+	if res.Last != nil && res.Last.Outcome != string(adapters.OK) {
+		text += fmt.Sprintf(" (%s %s)", res.Last.Action, res.Last.Outcome)
+	}
+	if res.Wait {
+		text += " wait until " + Stamp(res.Wake.Sub(start))
+	}
+	return text
+}
+
+// Problem implements engine.Tracer.
+func (r *runner) Problem(now time.Time, obj adapters.Ref, p *engine.Problem) {
+	if r.opts.Steps != nil {
+		r.opts.Steps.Problem(now, obj, p)
+	}
+	r.flush(true)
+	r.add("problem", obj.String(), fmt.Sprintf("%s: problem %s: %s", obj, p.Reason, p.Message))
+}
