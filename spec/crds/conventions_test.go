@@ -119,8 +119,10 @@ var wantShortNames = map[string]string{
 }
 
 // readyColumns name each kind's readiness column and the condition it
-// shows: Ready where the kind has a Ready condition, else the condition that
-// plays its part (Available for a deployment, Installed for an extension),
+// shows: Ready where the kind has a Ready condition (a wide column on the
+// patch kinds, whose default columns library/objpatch pins), else the
+// condition that plays its part (Available for a deployment, Installed for
+// an extension),
 // The Ichor kinds keep no readiness condition; their columns show the
 // machine's state (AutoPatch, Phase) instead.
 var readyColumns = map[string]struct{ column, jsonPath string }{
