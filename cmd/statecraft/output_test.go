@@ -74,3 +74,30 @@ func TestOutputFormats(t *testing.T) {
 		t.Errorf("check --format json %q and -o json %q differ", a, b)
 	}
 }
+
+// TestDiffOutput: diff -o json is one document with the structural changes
+// and each scenario whose trace differs.
+func TestDiffOutput(t *testing.T) {
+	chdirRoot(t)
+	code, out, errOut := run("diff", "rules/policies/objectpatch.hcl", "examples/verify/objectpatch-unbounded-repair.hcl", "--scenarios", "spec/conformance/objectpatch", "-o", "json")
+	var doc struct {
+		Structural []struct{ Machine, Kind, What string }
+		Behaviour  []struct {
+			Scenario string
+			Old, New []map[string]any
+		}
+		BehaviourChanged bool
+	}
+	if err := json.Unmarshal([]byte(out), &doc); code != 1 || err != nil {
+		t.Fatalf("diff -o json: exit %d, %v\n%s%s", code, err, out, errOut)
+	}
+	found := false
+	for _, c := range doc.Structural {
+		if c.Kind == "changed" && c.What == `transition "drift found"` {
+			found = true
+		}
+	}
+	if !found || !doc.BehaviourChanged || len(doc.Behaviour) == 0 || len(doc.Behaviour[0].New) == 0 {
+		t.Errorf("diff -o json = %+v", doc)
+	}
+}
