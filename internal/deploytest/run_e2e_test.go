@@ -591,7 +591,7 @@ func TestChartRunsInAnotherNamespace(t *testing.T) {
 		// 1.2 times) and count a Lease they saw renewed as held for
 		// leaseDuration from when they saw it: after a crash the standby
 		// takes over at most leaseDuration and two jittered retries later.
-		bound := time.Duration(jitter*float64(retryPeriod)) + 2*time.Second
+		bound := time.Duration(jitter*float64(retryPeriod)) + 5*time.Second // a retry, and slack for a loaded machine
 		if sig == syscall.SIGKILL {
 			bound = leaseDuration + 2*time.Duration(jitter*float64(retryPeriod))
 		}
