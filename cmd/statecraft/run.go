@@ -357,14 +357,13 @@ etcd's data (and the logs) in a folder for the next start.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx, cancel := signalContext()
 			defer cancel()
-			crdDir, cleanup := crdsFlag, func() {}
-			if crdDir == "" {
-				var err error
-				if crdDir, cleanup, err = crdDirectory(); err != nil {
-					return err
-				}
+			var crdDirs []string
+			var crdFiles map[string][]byte
+			if crdsFlag != "" {
+				crdDirs = []string{crdsFlag}
+			} else {
+				crdDirs, crdFiles = crdSource()
 			}
-			defer cleanup()
 			if kubeconfigOut == "" {
 				root, err := controlplane.RepoRoot()
 				if err != nil {
@@ -381,7 +380,7 @@ etcd's data (and the logs) in a folder for the next start.`,
 				parts = "etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok"
 			}
 			fmt.Fprintf(stderr, "starting %s ...\n", parts)
-			cp, err := controlplane.Start(ctx, controlplane.Options{CRDDirs: []string{crdDir}, KubeconfigPath: abs, Controllers: controllers, DataDir: dataDir})
+			cp, err := controlplane.Start(ctx, controlplane.Options{CRDDirs: crdDirs, CRDFiles: crdFiles, KubeconfigPath: abs, Controllers: controllers, DataDir: dataDir})
 			if err != nil {
 				if ctx.Err() != nil {
 					return nil // interrupted while starting; what started is stopped
@@ -429,25 +428,20 @@ Press Ctrl-C to stop the engine and the cluster.
 	return cmd
 }
 
-// crdDirectory returns spec/crds of the repository, or, outside it, a
-// temporary folder holding the CRDs embedded in the binary.
-func crdDirectory() (string, func(), error) {
+// crdSource returns spec/crds of the repository, or, outside it, the CRDs
+// embedded in the binary (the control plane writes them into its own
+// temporary folder).
+func crdSource() ([]string, map[string][]byte) {
 	if root, err := controlplane.RepoRoot(); err == nil {
 		d := filepath.Join(root, "spec", "crds")
 		if st, err := os.Stat(d); err == nil && st.IsDir() {
-			return d, func() {}, nil
+			return []string{d}, nil
 		}
 	}
-	d, err := os.MkdirTemp("", "statecraft-crds")
-	if err != nil {
-		return "", nil, err
-	}
+	files := map[string][]byte{}
 	for _, n := range crds.Names() {
 		b, _ := crds.Read(n)
-		if err := os.WriteFile(filepath.Join(d, n), b, 0o644); err != nil {
-			os.RemoveAll(d)
-			return "", nil, err
-		}
+		files[n] = b
 	}
-	return d, func() { os.RemoveAll(d) }, nil
+	return nil, files
 }

@@ -124,9 +124,13 @@ func TestControllersRunWorkloads(t *testing.T) {
 }
 
 // TestDataDirKeepsObjects stops a control plane and starts another on the
-// same DataDir: the objects are still there.
+// same DataDir: the objects are still there. A CRD file name that is a
+// path is refused.
 func TestDataDirKeepsObjects(t *testing.T) {
 	SkipOrFail(t)
+	if _, err := Start(context.Background(), Options{CRDFiles: map[string][]byte{"../x.yaml": nil}}); err == nil || !strings.Contains(err.Error(), `CRD file name "../x.yaml"`) {
+		t.Errorf("a CRD file name with a path: %v", err)
+	}
 	data := t.TempDir()
 	cp, err := Start(context.Background(), Options{DataDir: data})
 	if err != nil {
@@ -143,7 +147,16 @@ func TestDataDirKeepsObjects(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(data, "etcd")); err != nil {
 		t.Fatalf("etcd data gone after Stop: %v", err)
 	}
-	cp = StartForTest(t, Options{DataDir: data})
+	// The second start also installs a CRD given as bytes (as statecraft dev
+	// does outside the repository, from the CRDs embedded in the binary).
+	crd, err := os.ReadFile(filepath.Join("..", "..", "adapters", "kube", "testdata", "crds", "widgets.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp = StartForTest(t, Options{DataDir: data, CRDFiles: map[string][]byte{"widgets.yaml": crd}})
+	if !contains(cp.CRDs, "widgets.test.statecraft.dev") {
+		t.Errorf("CRDFiles not installed: %v", cp.CRDs)
+	}
 	kc = kubernetes.NewForConfigOrDie(cp.Config)
 	got, err := kc.CoreV1().ConfigMaps("default").Get(context.Background(), "kept", metav1.GetOptions{})
 	if err != nil || got.Data["k"] != "v" {

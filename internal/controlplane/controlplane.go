@@ -51,6 +51,10 @@ type Options struct {
 	// for CustomResourceDefinitions; other documents in them are ignored. A
 	// directory that does not exist is an error.
 	CRDDirs []string
+	// CRDFiles are CRD manifests by file name, installed as CRDDirs are:
+	// written into the control plane's temporary folder (removed with it,
+	// by the janitor too), for a caller whose CRDs are embedded.
+	CRDFiles map[string][]byte
 	// KubeconfigPath, when set, is where an admin kubeconfig is written (mode
 	// 0600); Stop removes it.
 	KubeconfigPath string
@@ -237,9 +241,28 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 			return nil, fmt.Errorf("controlplane: %w", err)
 		}
 	}
+	crdDirs := opts.CRDDirs
+	if len(opts.CRDFiles) > 0 {
+		d := filepath.Join(work, "crds")
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			cleanupEarly()
+			return nil, fmt.Errorf("controlplane: %w", err)
+		}
+		for name, data := range opts.CRDFiles {
+			if filepath.Base(name) != name || !strings.HasSuffix(name, ".yaml") && !strings.HasSuffix(name, ".yml") && !strings.HasSuffix(name, ".json") {
+				cleanupEarly()
+				return nil, fmt.Errorf("controlplane: CRD file name %q: want a plain *.yaml, *.yml or *.json name", name)
+			}
+			if err := os.WriteFile(filepath.Join(d, name), data, 0o600); err != nil {
+				cleanupEarly()
+				return nil, fmt.Errorf("controlplane: %w", err)
+			}
+		}
+		crdDirs = append(append([]string(nil), crdDirs...), d)
+	}
 	env := &envtest.Environment{
 		BinaryAssetsDirectory:    dir,
-		CRDDirectoryPaths:        opts.CRDDirs,
+		CRDDirectoryPaths:        crdDirs,
 		ErrorIfCRDPathMissing:    true,
 		ControlPlaneStartTimeout: timeout,
 		ControlPlaneStopTimeout:  30 * time.Second,
