@@ -179,6 +179,7 @@ const actionMachine = `
     on "label" "transient" {
       to     = Failed
       reason = RetryLimitExceeded
+      set    = {}
     }
     on "check" "invalid" {
       to     = Failed

@@ -64,6 +64,7 @@ type Reconciliation struct {
 	pending []pendingRead // the reads Ready asked for
 	d       *Decision
 	results []ActionResult
+	sentAny bool         // the transition's actions sent a request
 	action  int          // index in d.Actions of the action being carried out
 	request int          // index in its Requests of the request sent
 	cur     ActionResult // the action's outcome so far
@@ -92,13 +93,15 @@ type Ready struct {
 }
 
 // An Entry is one event of a reconcile, for tracers: a step (Decision,
-// with the Snapshot it decided from), a fired transition (Fired), or the
+// with the Snapshot it decided from), a fired transition (Fired), a
+// transition that changed nothing and so is a rest (Unchanged), or the
 // problem the reconcile reports instead of moving on (Problem).
 type Entry struct {
-	Snapshot *Snapshot
-	Decision *Decision
-	Fired    *Result
-	Problem  *Problem
+	Snapshot  *Snapshot
+	Decision  *Decision
+	Fired     *Result
+	Unchanged *Result
+	Problem   *Problem
 }
 
 // Delivery is the outcome of what Ready asked for: the Result of a
@@ -324,6 +327,7 @@ func (r *Reconciliation) decide() {
 	}
 	r.steps++
 	r.results = r.results[:0]
+	r.sentAny = false
 	r.action = -1
 	r.nextAction()
 }
@@ -356,6 +360,7 @@ func (r *Reconciliation) nextAction() {
 		}
 		r.cur = ActionResult{Action: pa.Action.Name, Outcome: string(adapters.OK)}
 		r.request = 0
+		r.sentAny = true
 		r.need = Ready{Request: &pa.Requests[0]}
 		return
 	}
@@ -413,6 +418,18 @@ func (r *Reconciliation) resolveRoute() {
 	res, err := resolve(r.m, r.d, r.v, r.results)
 	if err != nil {
 		r.rep.Problem = &Problem{Reason: "EvaluationError", Message: err.Error()}
+		r.finish()
+		return
+	}
+	// A transition back to its own state that sent nothing, waits for
+	// nothing and leaves the status as it was changes nothing: it is a
+	// rest, not a firing (no guard is needed to stop it).
+	if res.To == r.d.From && !r.sentAny && !res.Wait && jsonvalue.Equal(res.Status, statusOf(r.obj)) {
+		r.trace = append(r.trace, Entry{Unchanged: res})
+		r.rep.Wake, r.rep.Problem = restWake(r.m, r.d.From, r.snap, r.v)
+		if r.rep.Problem == nil {
+			r.rep.Rest, r.rep.RestSnapshot = r.d, r.snap
+		}
 		r.finish()
 		return
 	}

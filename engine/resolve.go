@@ -2,6 +2,8 @@ package engine
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/statecraft/statecraft/adapters"
@@ -121,6 +123,16 @@ func resolve(m *fsm.Machine, d *Decision, step *vars, results []ActionResult) (*
 		return nil, err
 	}
 	res := &Result{Transition: t.Name, From: d.From, To: to, Event: route.Event, Reason: route.Reason, Last: last}
+	if route.ComputedReason != nil {
+		reason, err := v.eval(route.ComputedReason)
+		if err != nil {
+			return nil, fmt.Errorf("transition %q reason: %w", t.Name, err)
+		}
+		res.Reason, _ = reason.(string)
+		if !slices.Contains(route.Reasons, res.Reason) {
+			return nil, fmt.Errorf("transition %q: reason %q is not one of its declared reasons (%s)", t.Name, res.Reason, strings.Join(route.Reasons, ", "))
+		}
+	}
 	if route.Message != nil {
 		msg, err := v.eval(route.Message)
 		if err != nil {

@@ -153,25 +153,7 @@ func step(m *fsm.Machine, snap Snapshot, v *vars, problem *Problem) *Decision {
 			d.Problem = &Problem{Reason: "EvaluationError", Message: fmt.Sprintf("transition %q: %v", guardErr.Transition, guardErr.Err)}
 			return d
 		}
-		if s := m.State(from); s.Recheck != nil {
-			t, err := v.evalTime(s.Recheck)
-			if err != nil {
-				d.Problem = &Problem{Reason: "EvaluationError", Message: fmt.Sprintf("state %q recheck: %v", from, err)}
-				return d
-			}
-			if !t.After(snap.Now) {
-				t = snap.Now.Add(time.Second)
-			}
-			if s.Jitter != nil {
-				j, err := v.evalTime(s.Jitter)
-				if err != nil {
-					d.Problem = &Problem{Reason: "EvaluationError", Message: fmt.Sprintf("state %q jitter: %v", from, err)}
-					return d
-				}
-				t = t.Add(JitterOffset(jitterKey(snap.Object), t, j.Sub(snap.Now)))
-			}
-			d.Wake = t
-		}
+		d.Wake, d.Problem = restWake(m, from, snap, v)
 		return d
 	}
 	for _, a := range d.Transition.Actions {
@@ -186,4 +168,29 @@ func errNotBool(v ref.Val) error {
 
 func errNotTime(v ref.Val) error {
 	return fmt.Errorf("gave %v (%s), not a duration or timestamp", v, v.Type().TypeName())
+}
+
+// restWake returns when an object resting in state from must be stepped
+// again: the state's recheck (at least a second from now), delayed by its
+// jitter; zero when the state has no recheck.
+func restWake(m *fsm.Machine, from string, snap Snapshot, v *vars) (time.Time, *Problem) {
+	s := m.State(from)
+	if s.Recheck == nil {
+		return time.Time{}, nil
+	}
+	t, err := v.evalTime(s.Recheck)
+	if err != nil {
+		return time.Time{}, &Problem{Reason: "EvaluationError", Message: fmt.Sprintf("state %q recheck: %v", from, err)}
+	}
+	if !t.After(snap.Now) {
+		t = snap.Now.Add(time.Second)
+	}
+	if s.Jitter != nil {
+		j, err := v.evalTime(s.Jitter)
+		if err != nil {
+			return time.Time{}, &Problem{Reason: "EvaluationError", Message: fmt.Sprintf("state %q jitter: %v", from, err)}
+		}
+		t = t.Add(JitterOffset(jitterKey(snap.Object), t, j.Sub(snap.Now)))
+	}
+	return t, nil
 }

@@ -382,7 +382,7 @@ func (a *analyzer) checkCycle(cyc []edge, seen map[string]bool) {
 // cycle they only take the values of its own states again.
 func (a *analyzer) writes(r *Route) map[string]bool {
 	w := map[string]bool{"message": true, "observedGeneration": true}
-	if r.Reason != "" {
+	if r.HasReason() {
 		w["reason"] = true
 	}
 	if s := a.m.State(r.To); s != nil && len(s.Conditions) > 0 {

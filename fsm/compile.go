@@ -352,6 +352,7 @@ func (c *compiler) route(m *Machine, t *rules.Transition, r *rules.Route, event 
 	cr := &Route{Route: r, Event: event}
 	cr.When = c.program(c.routeEnv, r.When, cel.BoolType)
 	cr.Message = c.program(c.routeEnv, r.Message, cel.StringType)
+	cr.ComputedReason = c.program(c.routeEnv, r.ReasonExpr, cel.StringType)
 	cr.After = c.program(c.routeEnv, r.After, cel.DurationType)
 	cr.At = c.program(c.routeEnv, r.At, cel.TimestampType)
 	for _, a := range r.Set {

@@ -98,8 +98,11 @@ type Action struct {
 type Route struct {
 	*rules.Route
 	When, Message, After, At *Program
-	Set                      []Assign
-	Event                    string
+	// ComputedReason computes the route's reason when the rule declares a set of
+	// reasons (rules.Route.Reasons); nil for a literal reason.
+	ComputedReason *Program
+	Set            []Assign
+	Event          string
 }
 
 // Assign is a compiled status assignment.
@@ -153,7 +156,7 @@ func (m *Machine) Programs() []*Program {
 		if r == nil {
 			return
 		}
-		add(r.When, r.Message, r.After, r.At)
+		add(r.When, r.ComputedReason, r.Message, r.After, r.At)
 		for _, a := range r.Set {
 			add(a.Value)
 		}

@@ -405,7 +405,7 @@ var transitionSchema = &hcl.BodySchema{
 }
 
 var routeAttrs = []hcl.AttributeSchema{
-	{Name: "to"}, {Name: "reason"}, {Name: "message"}, {Name: "set"}, {Name: "after"}, {Name: "at"}, {Name: "conditions"},
+	{Name: "to"}, {Name: "reason"}, {Name: "reasons"}, {Name: "message"}, {Name: "set"}, {Name: "after"}, {Name: "at"}, {Name: "conditions"},
 }
 
 // conditions decodes a map of condition type to literal status.
@@ -457,7 +457,7 @@ func (l *loader) transition(b *hcl.Block) (*Transition, hcl.Diagnostics) {
 	t.When, diags = l.optExpr(content, "when", diags)
 	done, d := l.route(content.Attributes, b.DefRange)
 	diags = append(diags, d...)
-	if done.To != "" || done.Reason != "" || done.Set != nil || done.After != nil || done.At != nil || done.Message != nil || done.Conditions != nil {
+	if done.To != "" || done.HasReason() || done.Set != nil || done.After != nil || done.At != nil || done.Message != nil || done.Conditions != nil {
 		t.Done = done
 	}
 	for _, blk := range content.Blocks {
@@ -483,7 +483,30 @@ func (l *loader) transition(b *hcl.Block) (*Transition, hcl.Diagnostics) {
 			t.Routes = append(t.Routes, r)
 		}
 	}
+	if t.Done != nil {
+		for _, r := range t.Routes {
+			r.inherit(t.Done)
+		}
+	}
 	return t, diags
+}
+
+// inherit gives an on route what its transition's own route says and it
+// does not: the destination, the reason (with its declared set) and the
+// set assignments (an explicit set = {} sets nothing).
+func (r *Route) inherit(t *Route) {
+	if r.To == "" && t.To != "" {
+		r.To, r.ToRange = t.To, t.ToRange
+		r.Inherited = append(r.Inherited, "to")
+	}
+	if !r.HasReason() && t.HasReason() {
+		r.Reason, r.ReasonExpr, r.Reasons = t.Reason, t.ReasonExpr, t.Reasons
+		r.Inherited = append(r.Inherited, "reason")
+	}
+	if r.Set == nil && len(t.Set) > 0 {
+		r.Set = t.Set
+		r.Inherited = append(r.Inherited, "set")
+	}
 }
 
 func (l *loader) route(attrs hcl.Attributes, rng hcl.Range) (*Route, hcl.Diagnostics) {
@@ -495,9 +518,35 @@ func (l *loader) route(attrs hcl.Attributes, rng hcl.Range) (*Route, hcl.Diagnos
 		r.ToRange = a.Expr.Range()
 		diags = append(diags, d...)
 	}
-	if a, ok := attrs["reason"]; ok {
-		r.Reason, d = keyword(a)
+	if a, ok := attrs["reasons"]; ok {
+		items, d := hcl.ExprList(a.Expr)
 		diags = append(diags, d...)
+		seen := map[string]bool{}
+		for _, it := range items {
+			n, d := keywordExpr(it, "reason")
+			diags = append(diags, d...)
+			if n != "" && seen[n] {
+				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Duplicate reason",
+					Detail: fmt.Sprintf("%s is declared twice in this set.", n), Subject: it.Range().Ptr()})
+			}
+			if n != "" {
+				seen[n] = true
+				r.Reasons = append(r.Reasons, n)
+			}
+		}
+		if len(r.Reasons) == 0 && !d.HasErrors() {
+			diags = append(diags, attrDiag(a, "Empty reasons", "reasons declares the reasons a computed reason may take: at least one."))
+		}
+	}
+	if a, ok := attrs["reason"]; ok {
+		if _, computed := attrs["reasons"]; computed {
+			r.ReasonExpr, d = l.src.celExpr(a)
+		} else {
+			r.Reason, d = keyword(a)
+		}
+		diags = append(diags, d...)
+	} else if a, ok := attrs["reasons"]; ok {
+		diags = append(diags, attrDiag(a, "Reasons without reason", "reasons declares the set a computed reason takes its value from; add reason = \"CEL\" computing it."))
 	}
 	content := &hcl.BodyContent{Attributes: attrs}
 	r.Message, diags = l.optExpr(content, "message", diags)

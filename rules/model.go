@@ -173,16 +173,40 @@ type Route struct {
 	// state it is in.
 	To      string
 	ToRange hcl.Range
-	Reason  string
-	Message *Expr
-	Set     []Assignment
+	// Reason is the status reason, a literal name; or, when Reasons is
+	// set, ReasonExpr computes it (a CEL string that must be one of
+	// Reasons, the declared set every tool lists).
+	Reason     string
+	ReasonExpr *Expr
+	Reasons    []string
+	Message    *Expr
+	Set        []Assignment
 	// Conditions set condition statuses on top of the destination state's.
 	Conditions []Assignment
 	After      *Expr // CEL duration: wait this long before stepping again
 	At         *Expr // CEL timestamp: wait until then
 
+	// Inherited lists what an on route took from its transition's own
+	// route (to, reason, set) because it does not say otherwise.
+	Inherited []string
+
 	DeclRange hcl.Range
 }
+
+// ReasonNames returns the reasons the route can write: its literal reason,
+// or its declared set; none when it keeps the status's reason.
+func (r *Route) ReasonNames() []string {
+	if r.ReasonExpr != nil {
+		return r.Reasons
+	}
+	if r.Reason != "" {
+		return []string{r.Reason}
+	}
+	return nil
+}
+
+// HasReason reports whether the route writes a reason.
+func (r *Route) HasReason() bool { return r.Reason != "" || r.ReasonExpr != nil }
 
 // Assignment sets one status field (a dotted path) to a CEL value, or, in a
 // state's conditions, a condition type to a literal status.

@@ -312,6 +312,7 @@ machine "clusterobjectdeployment" {
     # A failed creation consumes no deadline budget: the budget starts at the
     # creationTimestamp of the COS that exists.
     on "*" "*" {
+      set    = {} # not the transition's
       to     = Progressing
       reason = RevisionCreateFailed
       after  = "param.retry_interval"

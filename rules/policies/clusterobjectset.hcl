@@ -211,11 +211,13 @@ machine "clusterobjectset" {
 
     # Already gone: the next step sees it.
     on "*" "not_found" {
+      set    = {} # not the transition's
       to     = TearingDown
       reason = TearingDown
       after  = "duration('0s')"
     }
     on "*" "*" {
+      set    = {} # not the transition's
       to     = TearingDown
       reason = TeardownError
       after  = "param.retry_interval"
@@ -314,10 +316,12 @@ machine "clusterobjectset" {
     # The server refused a rendered object: a hard stall; the revision is
     # immutable, so only a new revision resolves it.
     on "apply" "invalid" {
+      set    = {} # not the transition's
       to     = InvalidSpecification
       reason = InvalidSpecification
     }
     on "apply" "not_retained" {
+      set     = {} # not the transition's
       to      = PreconditionsNotMet
       reason  = PreconditionsNotMet
       message = "'phase ' + plan.activeName + ': the server accepted an object but does not hold it as applied: ' + last.message"
@@ -325,6 +329,7 @@ machine "clusterobjectset" {
     }
     # A missing namespace or kind, a refused or failed request.
     on "*" "*" {
+      set     = {} # not the transition's
       to      = PreconditionsNotMet
       reason  = PreconditionsNotMet
       message = "'phase ' + plan.activeName + ': ' + last.message"
