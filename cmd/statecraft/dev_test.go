@@ -23,6 +23,15 @@ import (
 	"github.com/statecraft/statecraft/internal/controlplane"
 )
 
+// TestMain removes the binary builtBinary made.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if devBin != "" {
+		os.RemoveAll(filepath.Dir(devBin))
+	}
+	os.Exit(code)
+}
+
 var (
 	devBinOnce sync.Once
 	devBin     string

@@ -81,7 +81,11 @@ func TestMain(m *testing.M) {
 			}
 		}
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if binPath != "" {
+		os.RemoveAll(filepath.Dir(binPath)) // the binary run_e2e_test.go built
+	}
+	os.Exit(code)
 }
 
 // objects is a set of manifests keyed by kind/namespace/name.
