@@ -124,6 +124,7 @@ func (e *interaction) load(t *testing.T, d *datadriven.TestData) string {
 	for _, r := range e.m.Resources {
 		e.world.RegisterKind(r.APIVersion, r.Kind, adapters.Scope(r.Scope), sim.KindOptions{HasStatus: true})
 	}
+	e.world.RegisterKind("events.k8s.io/v1", "Event", adapters.Namespaced, sim.KindOptions{})
 	e.rec, e.last, e.ref, e.refs = nil, nil, adapters.Ref{}, nil
 	return "ok\n"
 }
@@ -250,6 +251,8 @@ func (e *interaction) ready() string {
 				fmt.Fprintf(&b, " wait until %s", since(en.Fired.Wake))
 			}
 			b.WriteString("\n")
+		case en.Unchanged != nil:
+			fmt.Fprintf(&b, "unchanged %q: a rest\n", en.Unchanged.Transition)
 		case en.Problem != nil:
 			fmt.Fprintf(&b, "problem %s: %s\n", en.Problem.Reason, en.Problem.Message)
 		}

@@ -61,6 +61,7 @@ type Reconciliation struct {
 	v       *vars    // its activation
 	problem *Problem // its params' problem
 	snap    Snapshot
+	wave    int           // the wave of observations being made
 	pending []pendingRead // the reads Ready asked for
 	d       *Decision
 	results []ActionResult
@@ -147,8 +148,8 @@ type readKey struct {
 
 // pendingRead is a read Ready asked for, and the observations it answers.
 type pendingRead struct {
-	key   readKey
-	names []string
+	key     readKey
+	targets []readTarget
 	// written, when set, is the object this reconcile wrote (or deleted)
 	// under this reference: only the scope is asked for.
 	written *writtenObject
@@ -222,34 +223,91 @@ func (r *Reconciliation) observe() {
 	}
 	r.d = nil
 	r.v, r.problem = newVarsOf(r.m, r.obj, true, nil, r.now)
-	reads := readsWith(r.m, r.v)
-	r.snap = Snapshot{Object: r.obj, Now: r.now, Reads: reads}
+	r.snap = Snapshot{Object: r.obj, Now: r.now}
+	if len(r.m.Observes) > 0 {
+		r.snap.Observations = make(map[string]Observation, len(r.m.Observes))
+	}
+	r.wave = 0
+	r.observeWave()
+}
+
+// observeWave makes the observations wave by wave (fsm.Observe.Wave): the
+// reads of a wave are computed with the observations of the waves before
+// it, and asked for together.
+func (r *Reconciliation) observeWave() {
+	for ; r.wave <= maxWave(r.m); r.wave++ {
+		v := r.v
+		if r.wave > 0 {
+			v = r.v.observing(r.snap.Observations)
+		}
+		reads := readsWith(r.m, v, r.wave)
+		r.snap.Reads = append(r.snap.Reads, reads...)
+		if asked := r.answer(reads); len(asked) > 0 {
+			r.need = Ready{Reads: asked}
+			return
+		}
+	}
+	r.decide()
+}
+
+func maxWave(m *fsm.Machine) int {
+	w := 0
+	for _, o := range m.Observes {
+		w = max(w, o.Wave)
+	}
+	return w
+}
+
+// answer places what the reconcile knows of reads itself (skipped reads,
+// failed references, objects it wrote, what it already read) and returns
+// the reads it must ask for.
+func (r *Reconciliation) answer(reads []Read) []Read {
+	obs := r.snap.Observations
+	// An observation with for_each is the list of its elements'.
+	for _, rd := range reads {
+		switch {
+		case !rd.Each:
+		case rd.Skip:
+			obs[rd.Name] = Observation{Each: []Observation{}}
+		case rd.Index < 0:
+			obs[rd.Name] = Observation{Each: []Observation{{Outcome: adapters.Invalid, Message: rd.Err.Error()}}}
+		default:
+			o := obs[rd.Name]
+			if len(o.Each) <= rd.Index {
+				o.Each = append(o.Each, make([]Observation, rd.Index+1-len(o.Each))...)
+			}
+			obs[rd.Name] = o
+		}
+	}
 	r.pending = r.pending[:0]
 	var asked []Read
-	var obs map[string]Observation
-	if len(reads) > 0 {
-		obs = make(map[string]Observation, len(reads))
-	}
 	for _, rd := range reads {
+		t := readTarget{name: rd.Name, index: -1, item: rd.Item}
+		if rd.Each {
+			if rd.Skip || rd.Index < 0 {
+				continue
+			}
+			t.index = rd.Index
+		}
 		key := readKey{rd.Ref, rd.List, rd.LabelSelector}
 		switch {
 		case rd.Skip:
-			obs[rd.Name] = Observation{Skipped: true}
+			r.place(t, Observation{Skipped: true})
 			continue
 		case rd.Err != nil:
-			obs[rd.Name] = Observation{Outcome: adapters.Invalid, Message: rd.Err.Error()}
+			r.place(t, Observation{Outcome: adapters.Invalid, Message: rd.Err.Error()})
 			continue
 		}
 		if o, ok := r.seen[key]; ok && (rd.List || !hasRef(r.written, rd.Ref)) {
-			obs[rd.Name] = o
+			r.place(t, o)
 			continue
 		}
 		if i := r.pendingIndex(key); i >= 0 {
-			r.pending[i].names = append(r.pending[i].names, rd.Name)
+			r.pending[i].targets = append(r.pending[i].targets, t)
 			continue
 		}
-		p := pendingRead{key: key, names: []string{rd.Name}}
-		q := Read{Name: rd.Name, Ref: rd.Ref, List: rd.List, LabelSelector: rd.LabelSelector}
+		p := pendingRead{key: key, targets: []readTarget{t}}
+		q := Read{Name: rd.Name, Ref: rd.Ref, List: rd.List, LabelSelector: rd.LabelSelector, Each: rd.Each, Index: rd.Index, Item: rd.Item}
 		if !rd.List && hasRef(r.written, rd.Ref) {
 			p.written = &writtenObject{r.written[rd.Ref]}
 			q.ScopeOnly = true
@@ -257,12 +315,24 @@ func (r *Reconciliation) observe() {
 		r.pending = append(r.pending, p)
 		asked = append(asked, q)
 	}
-	r.snap.Observations = obs
-	if len(asked) > 0 {
-		r.need = Ready{Reads: asked}
+	return asked
+}
+
+// readTarget is where an observation goes: the observation of name, or
+// element index of it (index >= 0, made for item).
+type readTarget struct {
+	name  string
+	index int
+	item  any
+}
+
+func (r *Reconciliation) place(t readTarget, o Observation) {
+	if t.index < 0 {
+		r.snap.Observations[t.name] = o
 		return
 	}
-	r.decide()
+	o.Item, o.val = t.item, nil // its value carries the element
+	r.snap.Observations[t.name].Each[t.index] = o
 }
 
 func (r *Reconciliation) pendingIndex(key readKey) int {
@@ -292,12 +362,13 @@ func (r *Reconciliation) observed(got []Observation) {
 		} else {
 			r.seen[p.key] = o
 		}
-		for _, name := range p.names {
-			r.snap.Observations[name] = o
+		for _, t := range p.targets {
+			r.place(t, o)
 		}
 	}
 	r.pending = r.pending[:0]
-	r.decide()
+	r.wave++
+	r.observeWave()
 }
 
 // decide steps with what was observed, and starts the actions of the
@@ -352,7 +423,7 @@ func (r *Reconciliation) nextAction() {
 		pa := r.d.Actions[r.action]
 		switch {
 		case pa.Err != nil:
-			r.results = append(r.results, classify(r.v, pa, 0, adapters.Result{}))
+			r.results = append(r.results, bestEffort(pa.Action, classify(r.v, pa, 0, adapters.Result{})))
 			continue
 		case pa.Skipped || len(pa.Requests) == 0:
 			r.results = append(r.results, ActionResult{Action: pa.Action.Name, Outcome: string(adapters.OK)})
@@ -399,7 +470,7 @@ func (r *Reconciliation) sent(res adapters.Result) {
 		if len(pa.Requests) > 1 {
 			ar.Message = fmt.Sprintf("%s %s: %s", req.Verb, req.Ref, ar.Message)
 		}
-		r.results = append(r.results, ar)
+		r.results = append(r.results, bestEffort(pa.Action, ar))
 		r.nextAction()
 		return
 	}

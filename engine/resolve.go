@@ -19,6 +19,18 @@ type ActionResult struct {
 	Outcome string // an adapters.Outcome or a domain outcome such as not_retained
 	Message string
 	Object  map[string]any
+	// Ignored, on a best-effort action that did not end ok, is the outcome
+	// and message it ended in; Outcome is then ok, for routing.
+	Ignored string
+}
+
+// bestEffort returns ar as a best-effort action's result routes it: ok,
+// with what it really ended in kept in Ignored.
+func bestEffort(a *fsm.Action, ar ActionResult) ActionResult {
+	if !a.BestEffort || ar.Outcome == string(adapters.OK) {
+		return ar
+	}
+	return ActionResult{Action: ar.Action, Outcome: string(adapters.OK), Ignored: ar.Outcome + ": " + ar.Message}
 }
 
 // classify turns the result of request i of a planned action into the
@@ -156,6 +168,33 @@ func resolve(m *fsm.Machine, d *Decision, step *vars, results []ActionResult) (*
 		}
 		sets = append(sets, assignment{a.Path, val})
 	}
+	// Condition blocks are computed from the values before the transition
+	// too: the destination state's, then the route's.
+	type conditionValue struct {
+		fsm.Condition
+		status, reason, message string
+	}
+	var computed []conditionValue
+	for _, c := range append(append([]fsm.Condition(nil), m.State(to).Computed...), route.Computed...) {
+		cv := conditionValue{Condition: c}
+		for _, f := range []struct {
+			p   *fsm.Program
+			dst *string
+		}{{c.Status, &cv.status}, {c.Reason, &cv.reason}, {c.Message, &cv.message}} {
+			if f.p == nil {
+				continue
+			}
+			val, err := v.eval(f.p)
+			if err != nil {
+				return nil, fmt.Errorf("transition %q condition %s: %w", t.Name, c.Type, err)
+			}
+			*f.dst, _ = val.(string)
+		}
+		if cv.status != "True" && cv.status != "False" && cv.status != "Unknown" {
+			return nil, fmt.Errorf("transition %q condition %s: status %q is not True, False or Unknown", t.Name, c.Type, cv.status)
+		}
+		computed = append(computed, cv)
+	}
 	switch {
 	case route.After != nil || route.At != nil:
 		p := route.After
@@ -196,6 +235,16 @@ func resolve(m *fsm.Machine, d *Decision, step *vars, results []ActionResult) (*
 	}
 	for _, c := range append(append([]rules.Assignment(nil), dst.Conditions...), route.Conditions...) {
 		st["conditions"] = setCondition(st["conditions"], c.Path, c.Lit, reason, message, st["observedGeneration"], step.now)
+	}
+	for _, c := range computed {
+		r, msg := c.reason, c.message
+		if c.Reason == nil {
+			r = reason
+		}
+		if c.Message == nil {
+			msg = message
+		}
+		st["conditions"] = setCondition(st["conditions"], c.Type, c.status, r, msg, st["observedGeneration"], step.now)
 	}
 	for _, s := range sets {
 		setPath(st, s.path, s.val)

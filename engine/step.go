@@ -100,7 +100,11 @@ func (v *vars) observe(obs map[string]Observation) {
 	}
 	for _, o := range v.m.Observes {
 		if _, ok := v.obs[o.Name]; !ok {
-			v.obs[o.Name] = skipped
+			if o.ForEach != nil {
+				v.obs[o.Name] = []any{}
+			} else {
+				v.obs[o.Name] = skipped
+			}
 		}
 	}
 }

@@ -557,14 +557,18 @@ var (
 // parse parses a compiled expression again: the Program keeps only the
 // evaluable form. The names are resolved by walking the AST with the
 // comprehension scopes.
-func parse(src string) *exprInfo {
+func parse(m *Machine, src string) *exprInfo {
 	parseEnvOnce.Do(func() {
 		parseEnv, _ = cel.NewEnv(library.EnvOptions(nil)...) // parsing only: nothing is evaluated
 	})
-	if parseEnv == nil {
+	env := parseEnv
+	if m.parseEnv != nil {
+		env = m.parseEnv // the machine's functions expand as they did when it compiled
+	}
+	if env == nil {
 		return nil
 	}
-	ast, iss := parseEnv.Parse(src)
+	ast, iss := env.Parse(src)
 	if iss != nil && iss.Err() != nil {
 		return nil
 	}
@@ -657,7 +661,7 @@ func (a *analyzer) collect() {
 				continue
 			}
 			if _, ok := a.info[p]; !ok {
-				a.info[p] = parse(p.Expr.Source)
+				a.info[p] = parse(m, p.Expr.Source)
 			}
 			a.all = append(a.all, p)
 		}
@@ -667,12 +671,12 @@ func (a *analyzer) collect() {
 	}
 	for _, o := range m.Observes {
 		a.obs[o.Name] = true
-		add(o.Get, o.List, o.When)
+		add(o.Get, o.List, o.When, o.ForEach)
 	}
 	for _, l := range m.Lets {
 		a.lets[l.Name] = l
 		if l.Value != nil {
-			a.info[l.Value] = parse(l.Value.Expr.Source)
+			a.info[l.Value] = parse(m, l.Value.Expr.Source)
 		}
 	}
 	for _, s := range m.States {

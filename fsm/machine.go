@@ -36,6 +36,8 @@ type Machine struct {
 	// machines compiled with it (CompileIn): not part of its meaning.
 	Memory *Memory
 
+	macros     []cel.Macro // the rule file's functions (functions.go)
+	parseEnv   *cel.Env    // with macros: an environment that parses as compile did
 	stateIndex map[string]*State
 	byState    map[string][]*Transition
 	events     lfsm.Events
@@ -46,9 +48,16 @@ type Machine struct {
 // State is a compiled state.
 type State struct {
 	*rules.State
-	Recheck *Program
-	Jitter  *Program
-	Set     []Assign
+	Recheck  *Program
+	Jitter   *Program
+	Set      []Assign
+	Computed []Condition
+}
+
+// Condition is a compiled condition block.
+type Condition struct {
+	*rules.Condition
+	Status, Reason, Message *Program
 }
 
 // Param is a compiled param.
@@ -65,7 +74,14 @@ type Param struct {
 // Observe is a compiled observation.
 type Observe struct {
 	*rules.Observe
-	Get, List, When *Program
+	Get, List, When, ForEach *Program
+	// Wave is when the observation is made: 0 when its expressions read no
+	// observation, else one more than the latest wave of those it reads
+	// (directly or through lets). The engine makes each wave's reads
+	// before it computes the next wave's.
+	Wave int
+	// Reads are the observations it reads, in declaration order.
+	Reads []string
 }
 
 // Let is a compiled let.
@@ -91,13 +107,16 @@ type Action struct {
 	*rules.Action
 	Target, Body, Identity, Expect *Program
 	ForEach, When                  *Program
-	Outcomes                       []string
+	// Note, Regarding, Related and EventName are an event action's.
+	Note, Regarding, Related, EventName *Program
+	Outcomes                            []string
 }
 
 // Route is a compiled outcome route.
 type Route struct {
 	*rules.Route
 	When, Message, After, At *Program
+	Computed                 []Condition
 	// ComputedReason computes the route's reason when the rule declares a set of
 	// reasons (rules.Route.Reasons); nil for a literal reason.
 	ComputedReason *Program
@@ -141,7 +160,7 @@ func (m *Machine) Programs() []*Program {
 		add(p.Valid)
 	}
 	for _, o := range m.Observes {
-		add(o.Get, o.List, o.When)
+		add(o.Get, o.List, o.When, o.ForEach)
 	}
 	for _, l := range m.Lets {
 		add(l.Value)
@@ -150,6 +169,9 @@ func (m *Machine) Programs() []*Program {
 		add(s.Recheck, s.Jitter)
 		for _, a := range s.Set {
 			add(a.Value)
+		}
+		for _, c := range s.Computed {
+			add(c.Status, c.Reason, c.Message)
 		}
 	}
 	route := func(r *Route) {
@@ -160,11 +182,14 @@ func (m *Machine) Programs() []*Program {
 		for _, a := range r.Set {
 			add(a.Value)
 		}
+		for _, c := range r.Computed {
+			add(c.Status, c.Reason, c.Message)
+		}
 	}
 	for _, t := range m.Transitions {
 		add(t.When)
 		for _, a := range t.Actions {
-			add(a.When, a.ForEach, a.Target, a.Body, a.Identity, a.Expect)
+			add(a.When, a.ForEach, a.Target, a.Body, a.Identity, a.Expect, a.Note, a.Regarding, a.Related, a.EventName)
 		}
 		route(t.Done)
 		for _, r := range t.Routes {

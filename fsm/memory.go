@@ -20,14 +20,13 @@ type Memory struct {
 
 	memo *memo.Table[memoKey, any]
 
-	mu    sync.Mutex
-	pools map[*Machine]*sync.Pool // *lfsm.FSM instances, per machine
+	pools sync.Map // *Machine -> *sync.Pool of *lfsm.FSM instances
 }
 
 // NewMemory returns an empty memory whose library functions ask frozen
 // (nil: no registry) about frozen values.
 func NewMemory(frozen *jsonvalue.Registry) *Memory {
-	return &Memory{Library: library.NewMemory(frozen), memo: memo.NewTable[memoKey, any](4096), pools: map[*Machine]*sync.Pool{}}
+	return &Memory{Library: library.NewMemory(frozen), memo: memo.NewTable[memoKey, any](4096)}
 }
 
 // Frozen returns the run's registry of frozen values (nil: none).
@@ -61,12 +60,9 @@ func (mem *Memory) moves(m *Machine) *sync.Pool {
 	if mem == nil {
 		return &sync.Pool{}
 	}
-	mem.mu.Lock()
-	defer mem.mu.Unlock()
-	p := mem.pools[m]
-	if p == nil {
-		p = &sync.Pool{}
-		mem.pools[m] = p
+	if p, ok := mem.pools.Load(m); ok {
+		return p.(*sync.Pool)
 	}
-	return p
+	p, _ := mem.pools.LoadOrStore(m, &sync.Pool{})
+	return p.(*sync.Pool)
 }

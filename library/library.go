@@ -42,6 +42,7 @@ func EnvOptions(mem *Memory) []cel.EnvOption {
 		cel.Lib(statecraftLib{mem}),
 		cel.Lib(upgradeLib{}),
 		cel.Lib(rolloutLib{mem}),
+		cel.Lib(scheduleLib{mem}),
 	}
 }
 

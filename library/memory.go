@@ -32,6 +32,7 @@ type memoryTables struct {
 	claimsBySpec *memo.Table[claimsKey, specClaims]
 	probes       *memo.Table[string, probeProgram]
 	selectors    *objpatch.Selectors
+	schedules    *memo.Table[scheduleKey, parsedSchedule]
 
 	lastMu    sync.Mutex
 	lastLists map[string]*listed // see claimantList
@@ -62,6 +63,7 @@ func (mem *Memory) tables() *memoryTables {
 			claimsBySpec: memo.NewTable[claimsKey, specClaims](8192),
 			probes:       memo.NewTable[string, probeProgram](1024),
 			selectors:    objpatch.NewSelectors(),
+			schedules:    memo.NewTable[scheduleKey, parsedSchedule](1024),
 		}
 	})
 	return mem.t

@@ -8,10 +8,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cespare/xxhash/v2"
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
+	"github.com/zeebo/xxh3"
 
 	"github.com/statecraft/statecraft/jsonvalue"
 	"github.com/statecraft/statecraft/library/objpatch"
@@ -312,18 +312,13 @@ func claimantFingerprint(frozen *jsonvalue.Registry, obj map[string]any) jsonval
 	var buf [16]byte
 	binary.LittleEndian.PutUint64(buf[:8], spec[0])
 	binary.LittleEndian.PutUint64(buf[8:], spec[1])
-	var f jsonvalue.Fingerprint
-	for i, seed := range claimantSeeds {
-		var d xxhash.Digest
-		d.ResetWithSeed(seed)
-		for _, s := range []string{str(md["namespace"]), str(md["name"]), str(md["creationTimestamp"]), str(md["deletionTimestamp"])} {
-			d.WriteString(s)
-			d.Write([]byte{0})
-		}
-		d.Write(buf[:])
-		f[i] = d.Sum64()
+	var key [256]byte
+	b := key[:0]
+	for _, s := range []string{str(md["namespace"]), str(md["name"]), str(md["creationTimestamp"]), str(md["deletionTimestamp"])} {
+		b = append(append(b, s...), 0)
 	}
-	return f
+	b = append(b, buf[:]...)
+	return jsonvalue.Fingerprint{xxh3.HashSeed(b, claimantSeeds[0]), xxh3.HashSeed(b, claimantSeeds[1])}
 }
 
 // claimantSeeds are fixed, so that every run fingerprints alike.

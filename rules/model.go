@@ -25,6 +25,7 @@ type Machine struct {
 	Params      []*Param
 	Observes    []*Observe
 	Lets        []*Let
+	Functions   []*Function
 	States      []*State
 	Transitions []*Transition
 	// Properties are what statecraft verify checks besides its own
@@ -82,6 +83,21 @@ type Observe struct {
 	List *Expr
 	// When, if set, limits the read to steps where it is true.
 	When *Expr
+	// ForEach, when set, is a CEL list: one read per element, bound as
+	// item (and its position as index) in Get or List; the observation is
+	// then the list of their results.
+	ForEach *Expr
+
+	DeclRange hcl.Range
+}
+
+// Function is a reusable, parameterised CEL expression: a call
+// NAME(a, b) in any expression of the machine stands for Value with its
+// Params replaced by the arguments (it is expanded where it is called).
+type Function struct {
+	Name   string
+	Params []string
+	Value  *Expr
 
 	DeclRange hcl.Range
 }
@@ -104,6 +120,9 @@ type State struct {
 	// Conditions are the condition statuses ("True", "False", "Unknown")
 	// this state sets, by condition type, in declaration order.
 	Conditions []Assignment
+	// Computed are the condition blocks: conditions with their own status,
+	// reason and message expressions, set after Conditions.
+	Computed []*Condition
 	// Recheck is a CEL duration (relative to now) or timestamp at which an
 	// object resting in this state is stepped again.
 	Recheck *Expr
@@ -158,8 +177,31 @@ type Action struct {
 	// When, if set, is a CEL bool: when false the action is skipped and
 	// counts as ok, sending nothing.
 	When *Expr
+	// BestEffort actions never change the route: an outcome other than ok
+	// is recorded and the transition goes on as if the action had ended
+	// ok. Event actions are best effort unless they say otherwise.
+	BestEffort bool
+	// Event is set for the event verb: the Event the action records.
+	Event *EventSpec
 
 	DeclRange hcl.Range
+}
+
+// EventSpec is what an event action records: an events.k8s.io/v1 Event
+// about an object (regarding, by default the object reconciled).
+type EventSpec struct {
+	Type      string // Normal or Warning
+	Reason    string
+	Action    string // the Event's action; default: the do block's name
+	Note      *Expr  // CEL string (the message attribute)
+	Regarding *Expr  // CEL reference map; nil: ref(self)
+	Related   *Expr  // CEL reference map, optional
+	// Name, when set, is a CEL string naming the Event; by default it is
+	// the regarding object's name and the time, as client-go names Events.
+	Name *Expr
+	// Controller and Instance are the Event's reportingController and
+	// reportingInstance.
+	Controller, Instance string
 }
 
 // Route sends an action outcome (or a transition's success) to a state.
@@ -183,8 +225,11 @@ type Route struct {
 	Set        []Assignment
 	// Conditions set condition statuses on top of the destination state's.
 	Conditions []Assignment
-	After      *Expr // CEL duration: wait this long before stepping again
-	At         *Expr // CEL timestamp: wait until then
+	// Computed are the route's condition blocks, set after the destination
+	// state's.
+	Computed []*Condition
+	After    *Expr // CEL duration: wait this long before stepping again
+	At       *Expr // CEL timestamp: wait until then
 
 	// Inherited lists what an on route took from its transition's own
 	// route (to, reason, set) because it does not say otherwise.
@@ -207,6 +252,18 @@ func (r *Route) ReasonNames() []string {
 
 // HasReason reports whether the route writes a reason.
 func (r *Route) HasReason() bool { return r.Reason != "" || r.ReasonExpr != nil }
+
+// Condition is a metav1.Condition-shaped status condition computed by CEL:
+// Status gives "True", "False" or "Unknown"; Reason and Message default to
+// the route's reason and message.
+type Condition struct {
+	Type    string
+	Status  *Expr
+	Reason  *Expr
+	Message *Expr
+
+	DeclRange hcl.Range
+}
 
 // Assignment sets one status field (a dotted path) to a CEL value, or, in a
 // state's conditions, a condition type to a literal status.
