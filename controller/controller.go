@@ -73,6 +73,7 @@ type Controller struct {
 	reconciles atomic.Int64
 	failures   atomic.Int64
 	synced     atomic.Bool
+	leading    atomic.Bool  // RunElected holds the Lease
 	busy       atomic.Int64 // reconciles in progress
 }
 

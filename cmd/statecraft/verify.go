@@ -19,13 +19,16 @@ import (
 
 func verifyCmd(stdout, stderr io.Writer) *cobra.Command {
 	var objects, dirs []string
-	var write string
+	var write, output string
 	var opts verify.Options
 	cmd := &cobra.Command{
 		Use:   "verify FILE",
 		Short: "Explore each machine, within bounds, against an abstract environment; report unreached and trapping states, livelocks, unbounded retries and declared properties",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkOutput(output); err != nil {
+				return err
+			}
 			defer batch.TuneGC()()
 			ms, _, diags := loadMachines(args)
 			if diags.HasErrors() {
@@ -33,9 +36,14 @@ func verifyCmd(stdout, stderr io.Writer) *cobra.Command {
 				return ExitError{1}
 			}
 			bad := false
+			text := stdout
+			reports := []verifyReport{}
+			if output != "" {
+				text = io.Discard
+			}
 			for i, m := range ms {
 				if i > 0 {
-					fmt.Fprintln(stdout)
+					fmt.Fprintln(text)
 				}
 				objs, from, err := sampleObjects(m, objects, dirs)
 				if err != nil {
@@ -45,8 +53,14 @@ func verifyCmd(stdout, stderr io.Writer) *cobra.Command {
 				if err != nil {
 					return fmt.Errorf("machine %s: %v", m.Name, err)
 				}
-				if writeReport(stdout, rep, from, args[0], write) {
+				if writeReport(text, rep, from, args[0], write) {
 					bad = true
+				}
+				reports = append(reports, newVerifyReport(rep, from))
+			}
+			if output != "" {
+				if err := writeStructured(stdout, output, reports); err != nil {
+					return err
 				}
 			}
 			if bad {
@@ -63,7 +77,51 @@ func verifyCmd(stdout, stderr io.Writer) *cobra.Command {
 	cmd.Flags().IntVar(&opts.CounterCap, "counter-cap", 4, "integer status fields count as equal from this value up (a bound above it looks unbounded)")
 	cmd.Flags().IntVar(&opts.FaultDepth, "fault-depth", 8, "bound: failed requests are explored along the first N events of a path")
 	cmd.Flags().BoolVar(&opts.ReadFaults, "read-faults", false, "also fail reads (forbidden, transient), not only the actions' requests")
+	outputFlag(cmd, &output)
 	return cmd
+}
+
+// verifyReport is a verify.Report as -o json|yaml prints it.
+type verifyReport struct {
+	Machine   string          `json:"machine"`
+	Object    string          `json:"object"`
+	From      string          `json:"from"`
+	States    int             `json:"states"`
+	Edges     int             `json:"transitions"`
+	Depth     int             `json:"depth"`
+	Truncated bool            `json:"truncated"`
+	Reached   []string        `json:"reached"`
+	Findings  []verifyFinding `json:"findings"`
+}
+
+type verifyFinding struct {
+	Kind         string       `json:"kind"`
+	Summary      string       `json:"summary"`
+	Path         []verifyStep `json:"path"`
+	Cycle        []verifyStep `json:"cycle,omitempty"`
+	Reproducible bool         `json:"reproducible"`
+}
+
+type verifyStep struct {
+	At    string   `json:"at"`
+	Event string   `json:"event"`
+	Lines []string `json:"lines,omitempty"`
+}
+
+func newVerifyReport(rep *verify.Report, from string) verifyReport {
+	steps := func(ss []*verify.Step) []verifyStep {
+		var out []verifyStep
+		for _, s := range ss {
+			out = append(out, verifyStep{At: scenario.Stamp(s.At), Event: s.Event, Lines: s.Lines})
+		}
+		return out
+	}
+	r := verifyReport{Machine: rep.Machine, Object: rep.Object, From: from, States: rep.States, Edges: rep.Edges,
+		Depth: rep.Depth, Truncated: rep.Truncated, Reached: rep.Reached, Findings: []verifyFinding{}}
+	for _, f := range rep.Findings {
+		r.Findings = append(r.Findings, verifyFinding{Kind: f.Kind, Summary: f.Summary, Path: steps(f.Path), Cycle: steps(f.Cycle), Reproducible: f.Reproducible})
+	}
+	return r
 }
 
 // sampleObjects returns the starting objects and where they came from.
