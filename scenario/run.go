@@ -268,9 +268,17 @@ func (r *runner) reconcile(ctx context.Context, d *driven) error {
 	r.current = ref
 	r.res.Reconciles++
 	d.rest = resting{}
+	hooks, _ := r.cluster.(reconcileHooks)
+	if hooks != nil {
+		hooks.beginReconcile(ref)
+	}
 	rep := engine.Drive(ctx, r.cluster, engine.Start(m, ref, r.clock.Now(), engine.Options{Certify: r.changes != nil}), r)
 	r.flush(true)
 	r.current = adapters.Ref{}
+	if hooks != nil && hooks.endReconcile() {
+		r.restart() // the engine crashed in this reconcile: a new one starts
+		return nil
+	}
 	if rep.Err == nil && rep.Certificate != nil && r.sawNow(m, ref, rep, *rep.Certificate) {
 		r.rest(d, *rep.Certificate)
 	}
