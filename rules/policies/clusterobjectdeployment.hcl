@@ -186,7 +186,8 @@ machine "clusterobjectdeployment" {
       status.?reason.orValue('') != progressing.reason ||
       status.?message.orValue('') != progressing.message ||
       size(available_now) == 0 || available_now[0].reason != available.reason || available_now[0].?message.orValue('') != available.message ||
-      status.?latestRevision.orValue(0) != (size(desired) > 0 ? desired[0].spec.revision : status.?latestRevision.orValue(0))
+      status.?latestRevision.orValue(0) != (size(desired) > 0 ? desired[0].spec.revision : status.?latestRevision.orValue(0)) ||
+      size(desired) > 0 && status.?templateHash.orValue('') != hash
     CEL
   }
   let "conditions" {
@@ -194,6 +195,12 @@ machine "clusterobjectdeployment" {
   }
   let "latest_revision" {
     value = "size(desired) > 0 ? desired[0].spec.revision : status.?latestRevision.orValue(0)"
+  }
+  # The hash of the template the latest revision was created from: the
+  # desired revision's, reported by every report as latestRevision is, so
+  # that a status write lost after the creation (a crash) is made good.
+  let "template_hash" {
+    value = "size(desired) > 0 ? dyn(hash) : dyn(status.?templateHash.orValue(null))"
   }
   # History: owned archived revisions; only those whose teardown finished
   # (COS state Archived) may be pruned, oldest first, beyond the limit.
@@ -383,7 +390,7 @@ machine "clusterobjectdeployment" {
     to      = Progressing
     reason  = NewClusterObjectSetProgressing
     message = "progressing.message"
-    set     = { conditions = "conditions", latestRevision = "latest_revision" }
+    set     = { conditions = "conditions", latestRevision = "latest_revision", templateHash = "template_hash" }
   }
   transition "report preconditions not met" {
     from    = ["*"]
@@ -391,7 +398,7 @@ machine "clusterobjectdeployment" {
     to      = RevisionPreconditionsNotMet
     reason  = RevisionPreconditionsNotMet
     message = "progressing.message"
-    set     = { conditions = "conditions", latestRevision = "latest_revision" }
+    set     = { conditions = "conditions", latestRevision = "latest_revision", templateHash = "template_hash" }
   }
   transition "report progressed" {
     from    = ["*"]
@@ -399,7 +406,7 @@ machine "clusterobjectdeployment" {
     to      = Progressed
     reason  = NewClusterObjectSetProgressed
     message = "progressing.message"
-    set     = { conditions = "conditions", latestRevision = "latest_revision" }
+    set     = { conditions = "conditions", latestRevision = "latest_revision", templateHash = "template_hash" }
   }
   transition "report deadline exceeded" {
     from    = ["*"]
@@ -407,7 +414,7 @@ machine "clusterobjectdeployment" {
     to      = ProgressDeadlineExceeded
     reason  = ProgressDeadlineExceeded
     message = "progressing.message"
-    set     = { conditions = "conditions", latestRevision = "latest_revision" }
+    set     = { conditions = "conditions", latestRevision = "latest_revision", templateHash = "template_hash" }
   }
   transition "report invalid specification" {
     from    = ["*"]
@@ -415,7 +422,7 @@ machine "clusterobjectdeployment" {
     to      = InvalidSpecification
     reason  = InvalidSpecification
     message = "progressing.message"
-    set     = { conditions = "conditions", latestRevision = "latest_revision" }
+    set     = { conditions = "conditions", latestRevision = "latest_revision", templateHash = "template_hash" }
   }
   transition "report owner conflict" {
     from    = ["*"]
@@ -423,7 +430,7 @@ machine "clusterobjectdeployment" {
     to      = OwnerConflict
     reason  = OwnerConflict
     message = "progressing.message"
-    set     = { conditions = "conditions", latestRevision = "latest_revision" }
+    set     = { conditions = "conditions", latestRevision = "latest_revision", templateHash = "template_hash" }
   }
   transition "report unmanaged revision" {
     from    = ["*"]
@@ -431,7 +438,7 @@ machine "clusterobjectdeployment" {
     to      = UnmanagedRevision
     reason  = UnmanagedRevision
     message = "progressing.message"
-    set     = { conditions = "conditions", latestRevision = "latest_revision" }
+    set     = { conditions = "conditions", latestRevision = "latest_revision", templateHash = "template_hash" }
   }
   transition "report object collision" {
     from    = ["*"]
@@ -439,7 +446,7 @@ machine "clusterobjectdeployment" {
     to      = RevisionObjectCollision
     reason  = RevisionObjectCollision
     message = "progressing.message"
-    set     = { conditions = "conditions", latestRevision = "latest_revision" }
+    set     = { conditions = "conditions", latestRevision = "latest_revision", templateHash = "template_hash" }
   }
   transition "report revision invalid" {
     from    = ["*"]
@@ -447,7 +454,7 @@ machine "clusterobjectdeployment" {
     to      = RevisionInvalidSpecification
     reason  = RevisionInvalidSpecification
     message = "progressing.message"
-    set     = { conditions = "conditions", latestRevision = "latest_revision" }
+    set     = { conditions = "conditions", latestRevision = "latest_revision", templateHash = "template_hash" }
   }
   transition "report exhausted" {
     from    = ["*"]
@@ -455,6 +462,6 @@ machine "clusterobjectdeployment" {
     to      = RevisionNumberExhausted
     reason  = RevisionNumberExhausted
     message = "progressing.message"
-    set     = { conditions = "conditions", latestRevision = "latest_revision" }
+    set     = { conditions = "conditions", latestRevision = "latest_revision", templateHash = "template_hash" }
   }
 }

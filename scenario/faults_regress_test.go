@@ -1,0 +1,63 @@
+package scenario_test
+
+import (
+	"context"
+	"strconv"
+	"testing"
+
+	"github.com/statecraft/statecraft/adapters"
+	"github.com/statecraft/statecraft/adapters/sim"
+	"github.com/statecraft/statecraft/scenario"
+)
+
+// Regression tests for what the fault schedules found (RELIABILITY.md,
+// "Bugs found").
+
+// A crash right after a ClusterObjectDeployment created its revision lost
+// the status write that recorded status.templateHash; the restarted engine
+// found the revision and reported it, but never the hash. Every report now
+// carries it (as it carries latestRevision).
+func TestCrashAfterRevisionCreateKeepsTemplateHash(t *testing.T) {
+	s, diags := scenario.Load("../spec/conformance/cod/revisions.scenario.hcl")
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	ms, diags := scenario.Compile(s)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	ctx := context.Background()
+	base, err := scenario.RunWithFaults(ctx, s, ms, scenario.FaultSchedule{}, faultSettle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	crashed := 0
+	for k, w := range base.Cluster.Writes {
+		if w.Verb != adapters.Create || w.Ref.Kind != "ClusterObjectSet" {
+			continue
+		}
+		run, err := scenario.RunWithFaults(ctx, s, ms, scenario.FaultSchedule{CrashAfterWrite: k + 1}, faultSettle)
+		if err != nil {
+			t.Fatal(err)
+		}
+		crashed++
+		for _, cod := range run.Cluster.Objects("olm.operatorframework.io/v1", "ClusterObjectDeployment") {
+			st, _ := cod["status"].(map[string]any)
+			latest, _ := st["latestRevision"].(int64)
+			name := sim.RefOf(cod).Name
+			cos, ok := run.Cluster.Object(adapters.Ref{APIVersion: "olm.operatorframework.io/v1", Kind: "ClusterObjectSet", Name: name + "-" + strconv.FormatInt(latest, 10)})
+			if !ok {
+				t.Fatalf("crash after write %d (%s): %s reports revision %d, which does not exist", k+1, w.Ref, name, latest)
+			}
+			md, _ := cos["metadata"].(map[string]any)
+			labels, _ := md["labels"].(map[string]any)
+			if st["templateHash"] != labels["olm.operatorframework.io/template-hash"] {
+				t.Errorf("crash after write %d (%s): %s status.templateHash = %v, its latest revision's template hash is %v",
+					k+1, w.Ref, name, st["templateHash"], labels["olm.operatorframework.io/template-hash"])
+			}
+		}
+	}
+	if crashed < 2 {
+		t.Fatalf("the scenario created %d revisions: the test proves nothing", crashed)
+	}
+}
