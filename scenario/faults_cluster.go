@@ -33,10 +33,13 @@ import (
 // before the last N writes (each write with every change it made,
 // cascades included), and the engine hears of a write (the runner's
 // wake-up of the objects it concerns, an informer event) only once it
-// becomes visible; a write becomes visible after N later writes, or once
-// the engine has begun N reconciles since (reconciles take time, and an
-// informer does catch up: a lag that never ends would be a partition, not
-// a stale cache). The engine's own updates, patches and applies of an
+// becomes visible. A write becomes visible after N later writes, once the
+// engine has begun N reconciles since, or once StaleFor of virtual time has
+// passed (at the runner's next step): an informer does catch up, within
+// moments; a lag that lasts would be a partition, not a stale cache. So the
+// lag bites where the engine acts fast: the bursts of reconciles and writes
+// at one instant that a transition's after = 0s and the wake-ups of owners
+// make. The engine's own updates, patches and applies of an
 // object its view held are served as written until the view catches up,
 // as controller.Cache serves them; its creates and deletes are not, as
 // there. A crash empties the lag (a new process lists afresh). At HealAt
@@ -49,6 +52,8 @@ type FaultSchedule struct {
 	// StaleWrites is N: the engine's reads lag the store by N writes (0:
 	// fresh reads).
 	StaleWrites int
+	// StaleFor bounds how long a write stays invisible (zero: 1s).
+	StaleFor time.Duration
 	// HealAt ends the stale reads (zero: at the end of the run).
 	HealAt time.Time
 }
@@ -119,7 +124,8 @@ type change struct {
 type lagged struct {
 	changes []change
 	records []sim.Record
-	at      int // the engine's reconciles when it was made
+	at      int       // the engine's reconciles when it was made
+	when    time.Time // the virtual time it was made
 }
 
 var _ Stager = (*FaultCluster)(nil)
@@ -140,7 +146,18 @@ func NewFaultCluster(inner *sim.Cluster, sched FaultSchedule) *FaultCluster {
 func (f *FaultCluster) beginReconcile(adapters.Ref) {
 	f.inReconcile = true
 	f.reconciles++
-	for len(f.lag) > 0 && f.reconciles-f.lag[0].at > f.sched.StaleWrites {
+	f.catchUp()
+}
+
+// catchUp makes visible the writes that have been invisible for N
+// reconciles or for StaleFor.
+func (f *FaultCluster) catchUp() {
+	staleFor := f.sched.StaleFor
+	if staleFor == 0 {
+		staleFor = time.Second
+	}
+	now := f.inner.Clock().Now()
+	for len(f.lag) > 0 && (f.reconciles-f.lag[0].at > f.sched.StaleWrites || !now.Before(f.lag[0].when.Add(staleFor))) {
 		f.visible = append(f.visible, f.lag[0].records...)
 		f.lag = f.lag[1:]
 	}
@@ -207,8 +224,12 @@ func (f *FaultCluster) Do(ctx context.Context, req adapters.Request) adapters.Re
 
 func (f *FaultCluster) stale() bool { return f.sched.StaleWrites > 0 && !f.healed }
 
-// heal ends the stale reads once HealAt has come.
+// heal ends the stale reads once HealAt has come, and makes visible what
+// has been invisible long enough.
 func (f *FaultCluster) heal() {
+	if f.stale() {
+		f.catchUp()
+	}
 	if f.stale() && !f.sched.HealAt.IsZero() && !f.inner.Clock().Now().Before(f.sched.HealAt) {
 		f.healed = true
 		f.releaseAll()
@@ -226,7 +247,7 @@ func (f *FaultCluster) drain() {
 		f.pending = f.pending[:0]
 		return
 	}
-	e := lagged{at: f.reconciles}
+	e := lagged{at: f.reconciles, when: f.inner.Clock().Now()}
 	for _, r := range recs {
 		if r.IsWrite() && r.Outcome == adapters.OK && !r.DryRun {
 			e.records = append(e.records, r)
