@@ -61,3 +61,48 @@ func TestCrashAfterRevisionCreateKeepsTemplateHash(t *testing.T) {
 		t.Fatalf("the scenario created %d revisions: the test proves nothing", crashed)
 	}
 }
+
+// A crash right after the engine cleared an ObjectPatch's reapply
+// annotation lost the status write that started the cycle: the patch stayed
+// in its final Error with the annotation gone, so the authorization was
+// spent and nothing happened. Acceptance is now written to status before
+// the annotation is cleared.
+func TestCrashAfterReapplyAcceptedStartsTheCycle(t *testing.T) {
+	for _, path := range []string{"../spec/conformance/objectpatch/rejections.scenario.hcl", "../spec/conformance/objectpatch/access-denied.scenario.hcl"} {
+		s, diags := scenario.Load(path)
+		if diags.HasErrors() {
+			t.Fatal(diags)
+		}
+		ms, diags := scenario.Compile(s)
+		if diags.HasErrors() {
+			t.Fatal(diags)
+		}
+		ctx := context.Background()
+		base, err := scenario.RunWithFaults(ctx, s, ms, scenario.FaultSchedule{}, faultSettle)
+		if err != nil {
+			t.Fatal(err)
+		}
+		crashed := 0
+		for k, w := range base.Cluster.Writes {
+			if w.Verb != adapters.Patch || w.Ref.Kind != "ObjectPatch" || w.Subresource != "" {
+				continue // the annotation is cleared by a patch of the ObjectPatch itself
+			}
+			run, err := scenario.RunWithFaults(ctx, s, ms, scenario.FaultSchedule{CrashAfterWrite: k + 1}, faultSettle)
+			if err != nil {
+				t.Fatal(err)
+			}
+			crashed++
+			want, _ := base.Cluster.Object(w.Ref)
+			got, _ := run.Cluster.Object(w.Ref)
+			ws, _ := want["status"].(map[string]any)
+			gs, _ := got["status"].(map[string]any)
+			if ws["state"] != gs["state"] || ws["reason"] != gs["reason"] {
+				t.Errorf("%s: crash after write %d (clearing the reapply annotation of %s): %v/%v, want %v/%v",
+					path, k+1, w.Ref, gs["state"], gs["reason"], ws["state"], ws["reason"])
+			}
+		}
+		if crashed == 0 {
+			t.Fatalf("%s: no reapply annotation was cleared: the test proves nothing", path)
+		}
+	}
+}
