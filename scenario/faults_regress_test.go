@@ -2,6 +2,7 @@ package scenario_test
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"testing"
 
@@ -103,6 +104,58 @@ func TestCrashAfterReapplyAcceptedStartsTheCycle(t *testing.T) {
 		}
 		if crashed == 0 {
 			t.Fatalf("%s: no reapply annotation was cleared: the test proves nothing", path)
+		}
+	}
+}
+
+// A crash right after the automatic patcher wrote a cluster's new version,
+// before it created the operation, left a half-start nobody saw: the
+// restarted engine found the cluster at the new version, decided there was
+// nothing to do, and no operation ever ran the version it had written. The
+// start is now recorded in status before the version is written, and a
+// restarted engine finishes it.
+func TestCrashAfterVersionWriteCreatesTheOperation(t *testing.T) {
+	for _, path := range []string{"../spec/conformance/autopatch/starts.scenario.hcl", "../spec/conformance/autopatch/candidates.scenario.hcl"} {
+		s, diags := scenario.Load(path)
+		if diags.HasErrors() {
+			t.Fatal(diags)
+		}
+		ms, diags := scenario.Compile(s)
+		if diags.HasErrors() {
+			t.Fatal(diags)
+		}
+		ctx := context.Background()
+		base, err := scenario.RunWithFaults(ctx, s, ms, scenario.FaultSchedule{}, faultSettle)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ops := func(c scenario.Cluster) string {
+			var names []string
+			for _, o := range c.Objects("ichor.maesh.dev/v1alpha1", "TalosOperation") {
+				names = append(names, sim.RefOf(o).String())
+			}
+			inst := c.Objects("ichor.maesh.dev/v1alpha1", "IchorInstallation")
+			st, _ := inst[0]["status"].(map[string]any)
+			ap, _ := st["autoPatch"].(map[string]any)
+			return fmt.Sprintf("operations %v, lastOperation %v", names, ap["lastOperation"])
+		}
+		want := ops(base.Cluster)
+		crashed := 0
+		for k, w := range base.Cluster.Writes {
+			if w.Verb != adapters.Update || w.Ref.Kind != "TalosCluster" {
+				continue
+			}
+			run, err := scenario.RunWithFaults(ctx, s, ms, scenario.FaultSchedule{CrashAfterWrite: k + 1}, faultSettle)
+			if err != nil {
+				t.Fatal(err)
+			}
+			crashed++
+			if got := ops(run.Cluster); got != want {
+				t.Errorf("%s: crash after write %d (the version of %s): %s, want %s", path, k+1, w.Ref, got, want)
+			}
+		}
+		if crashed == 0 {
+			t.Fatalf("%s: no version was written: the test proves nothing", path)
 		}
 	}
 }

@@ -342,26 +342,47 @@ machine "autopatch" {
       }
     CEL
   }
-  let "started_event" {
+  let "pending" {
+    value = "status.?autoPatch.?pending.orValue({})"
+  }
+  # A start decided and recorded (status.autoPatch.starting) before its
+  # version is written: the cluster as now read, its version field, and
+  # unfinished operations of it other than the start's own.
+  let "starting" {
+    value = "status.?autoPatch.?starting.orValue({})"
+  }
+  let "starting_cluster" {
+    value = "clusters.items.filter(c, c.metadata.namespace + '/' + c.metadata.name == starting.?cluster.orValue(''))"
+  }
+  let "starting_version" {
+    value = "size(starting_cluster) > 0 ? starting_cluster[0].spec[?starting.field].orValue('') : ''"
+  }
+  let "starting_busy" {
+    value = "operations.items.filter(o, o.?status.?phase.orValue('Pending') in ['Pending', 'Running', 'Paused'] && o.metadata.namespace + '/' + o.spec.cluster == starting.?cluster.orValue('') && o.metadata.name != starting.operation.metadata.name)"
+  }
+  let "starting_name" {
+    value = "starting.operation.metadata.namespace + '/' + starting.operation.metadata.name"
+  }
+  let "starting_message" {
+    value = "starting.cluster + ': ' + starting.component + ' ' + starting.from + ' → ' + starting.to + ' by ' + starting_name"
+  }
+  let "starting_event" {
     value = <<-CEL
       {
         'apiVersion': 'events.k8s.io/v1',
         'kind': 'Event',
-        'metadata': {'name': op_name + '.autopatchstarted', 'namespace': next.namespace},
-        'regarding': {'apiVersion': 'ichor.maesh.dev/v1alpha1', 'kind': 'TalosCluster', 'namespace': next.namespace, 'name': next.name},
-        'related': {'apiVersion': 'ichor.maesh.dev/v1alpha1', 'kind': 'TalosOperation', 'namespace': next.namespace, 'name': op_name},
+        'metadata': {'name': starting.operation.metadata.name + '.autopatchstarted', 'namespace': starting.operation.metadata.namespace},
+        'regarding': {'apiVersion': 'ichor.maesh.dev/v1alpha1', 'kind': 'TalosCluster', 'namespace': starting.operation.metadata.namespace, 'name': starting.operation.spec.cluster},
+        'related': {'apiVersion': 'ichor.maesh.dev/v1alpha1', 'kind': 'TalosOperation', 'namespace': starting.operation.metadata.namespace, 'name': starting.operation.metadata.name},
         'type': 'Normal',
         'reason': 'AutoPatchStarted',
         'action': 'Upgrade',
-        'note': 'automatic patch of ' + next.component + ' from ' + next.from + ' to ' + next.to + ': ' + next.namespace + '/' + op_name,
+        'note': 'automatic patch of ' + starting.component + ' from ' + starting.from + ' to ' + starting.to + ': ' + starting_name,
         'eventTime': microTime(now),
         'reportingController': 'ichor.maesh.dev/auto-patch',
         'reportingInstance': 'statecraft'
       }
     CEL
-  }
-  let "pending" {
-    value = "status.?autoPatch.?pending.orValue({})"
   }
   let "pending_tries" {
     value = "int(pending.?tries.orValue(0))"
@@ -379,6 +400,12 @@ machine "autopatch" {
     conditions = { AutoPatchHalted = False }
     recheck    = "param.tick"
     jitter     = "param.tick_jitter"
+  }
+  # A start is decided and recorded; its version not yet written, or
+  # written and its operation not yet created, by an engine that stopped.
+  state "Starting" {
+    conditions = { AutoPatchHalted = False }
+    recheck    = "param.create_retry_delay"
   }
   # The version of a start is written, its operation not yet created.
   state "Creating" {
@@ -683,9 +710,17 @@ machine "autopatch" {
     set     = { "autoPatch.blocked" = "summary" }
   }
 
-  # ---- A start: dry-run the operation, write the version (compare-and-set
-  # through the resourceVersion just read), create the operation, both as
-  # ichor-auto-patch; then the Normal Event AutoPatchStarted. ----
+  # ---- A start: dry-run the operation and record the start in status
+  # (status.autoPatch.starting: the operation, the cluster, the field, the
+  # version decided from and to), then, in the next reconcile, write the
+  # version (compare-and-set through the resourceVersion just read) and
+  # create the operation, both as ichor-auto-patch, and the Normal Event
+  # AutoPatchStarted. The record comes first so that an engine that stops
+  # after writing the version finds the start it decided and finishes it
+  # (seed 004: the patcher "does not leave the half-start unseen"); without
+  # it a restarted engine saw the cluster at its new version, found nothing
+  # to do, and no operation ever ran the version it had written (the fault
+  # schedules of issue 18). ----
 
   transition "start patch" {
     from = [Active]
@@ -697,43 +732,15 @@ machine "autopatch" {
       dry_run  = true
       identity = "identity"
     }
-    do "version" {
-      verb     = update
-      target   = "ref(next.cluster)"
-      body     = "patch.merge(next.cluster, {'spec': {next.field: next.to}, 'status': null})"
-      identity = "identity"
-      expect   = "result.spec[next.field] == next.to"
-    }
-    do "create" {
-      verb     = create
-      target   = "ref(op_body)"
-      body     = "op_body"
-      identity = "identity"
-    }
-    do "event" {
-      verb   = create
-      target = "ref(started_event)"
-      body   = "started_event"
-    }
-    to      = Active
-    reason  = AutoPatchStarted
-    message = "next.key + ': ' + next.component + ' ' + next.from + ' → ' + next.to + ' by ' + next.namespace + '/' + op_name"
+    to      = Starting
+    reason  = StartDecided
+    message = "next.key + ': ' + next.component + ' ' + next.from + ' → ' + next.to + ' by ' + next.namespace + '/' + op_name + ' decided'"
     set = {
-      "autoPatch.lastOperation" = "next.namespace + '/' + op_name"
-      "autoPatch.started"       = "patch.merge(started_record, {next.key: string(now)})"
-      "autoPatch.blocked"       = "null"
+      "autoPatch.starting" = "{'operation': op_body, 'cluster': next.key, 'component': next.component, 'field': next.field, 'from': next.from, 'to': next.to}"
+      "autoPatch.blocked"  = "null"
     }
+    after = "duration('0s')"
 
-    on "event" "*" {
-      to      = Active
-      reason  = AutoPatchStarted
-      message = "next.key + ': ' + next.component + ' ' + next.from + ' → ' + next.to + ' by ' + next.namespace + '/' + op_name"
-      set = {
-        "autoPatch.lastOperation" = "next.namespace + '/' + op_name"
-        "autoPatch.started"       = "patch.merge(started_record, {next.key: string(now)})"
-        "autoPatch.blocked"       = "null"
-      }
-    }
     # Nothing was written: try again at the next tick.
     on "dry_run" "*" {
       set    = {} # not the transition's
@@ -741,18 +748,84 @@ machine "autopatch" {
       reason = StartRefused
       after  = "param.tick"
     }
+  }
+
+  # The cluster changed since the start was decided (someone else set the
+  # version, another operation of it is unfinished, it is gone): nothing
+  # is written.
+  transition "start abandoned" {
+    from    = [Starting]
+    when    = "reads_ok && (size(starting_cluster) == 0 || starting_version != starting.from && starting_version != starting.to || size(starting_busy) > 0)"
+    to      = Active
+    reason  = VersionChanged
+    message = "starting.cluster + ' changed since the start of ' + starting_name + ' was decided; nothing is written'"
+    set     = { "autoPatch.starting" = "null" }
+  }
+
+  transition "write version" {
+    from = [Starting]
+    when = "reads_ok && size(starting_cluster) > 0 && (starting_version == starting.from || starting_version == starting.to) && size(starting_busy) == 0"
+    # Already written by an engine that stopped before creating the
+    # operation: not written again.
+    do "version" {
+      verb     = update
+      when     = "starting_version == starting.from"
+      target   = "ref(starting_cluster[0])"
+      body     = "patch.merge(starting_cluster[0], {'spec': {starting.field: starting.to}, 'status': null})"
+      identity = "identity"
+      expect   = "result.spec[starting.field] == starting.to"
+    }
+    do "create" {
+      verb     = create
+      target   = "ref(starting.operation)"
+      body     = "starting.operation"
+      identity = "identity"
+    }
+    do "event" {
+      verb   = create
+      target = "ref(starting_event)"
+      body   = "starting_event"
+    }
+    to      = Active
+    reason  = AutoPatchStarted
+    message = "starting_message"
+    set = {
+      "autoPatch.lastOperation" = "starting_name"
+      "autoPatch.started"       = "patch.merge(started_record, {starting.cluster: string(now)})"
+      "autoPatch.starting"      = "null"
+    }
+
+    on "event" "*" {
+      to      = Active
+      reason  = AutoPatchStarted
+      message = "starting_message"
+      set = {
+        "autoPatch.lastOperation" = "starting_name"
+        "autoPatch.starting"      = "null"
+      }
+    }
+    # The operation exists: an engine that stopped after creating it.
+    on "create" "conflict" {
+      to      = Active
+      reason  = AutoPatchStarted
+      message = "starting_message"
+      set = {
+        "autoPatch.lastOperation" = "starting_name"
+        "autoPatch.starting"      = "null"
+      }
+    }
     # Someone changed the cluster since it was read: nothing is overwritten
     # and nothing created; the next tick decides again.
     on "version" "conflict" {
-      set    = {} # not the transition's
       to     = Active
       reason = VersionChanged
+      set    = { "autoPatch.starting" = "null" }
       after  = "param.tick"
     }
     on "version" "*" {
-      set    = {} # not the transition's
       to     = Active
       reason = VersionNotWritten
+      set    = { "autoPatch.starting" = "null" }
       after  = "param.tick"
     }
     # The version is written, the operation is not: try again, then halt.
@@ -760,8 +833,9 @@ machine "autopatch" {
       to     = Creating
       reason = OperationNotCreated
       set = {
-        "autoPatch.pending" = "{'operation': op_body, 'cluster': next.key, 'tries': 1}"
-        "autoPatch.started" = "patch.merge(started_record, {next.key: string(now)})"
+        "autoPatch.pending"  = "{'operation': starting.operation, 'cluster': starting.cluster, 'tries': 1}"
+        "autoPatch.started"  = "patch.merge(started_record, {starting.cluster: string(now)})"
+        "autoPatch.starting" = "null"
       }
       after = "param.create_retry_delay"
     }
@@ -783,6 +857,16 @@ machine "autopatch" {
       "autoPatch.pending"       = "null"
     }
 
+    # The operation exists: an engine that stopped after creating it.
+    on "create" "conflict" {
+      to      = Active
+      reason  = AutoPatchStarted
+      message = "pending.operation.metadata.namespace + '/' + pending.operation.metadata.name + ' exists'"
+      set = {
+        "autoPatch.lastOperation" = "pending.operation.metadata.namespace + '/' + pending.operation.metadata.name"
+        "autoPatch.pending"       = "null"
+      }
+    }
     on "create" "*" {
       when    = "pending_tries + 1 >= param.create_tries"
       to      = Halted
