@@ -801,6 +801,7 @@ machine "autopatch" {
       message = "starting_message"
       set = {
         "autoPatch.lastOperation" = "starting_name"
+        "autoPatch.started"       = "patch.merge(started_record, {starting.cluster: string(now)})"
         "autoPatch.starting"      = "null"
       }
     }
@@ -811,6 +812,7 @@ machine "autopatch" {
       message = "starting_message"
       set = {
         "autoPatch.lastOperation" = "starting_name"
+        "autoPatch.started"       = "patch.merge(started_record, {starting.cluster: string(now)})"
         "autoPatch.starting"      = "null"
       }
     }
