@@ -347,7 +347,7 @@ machine "objectpatch" {
     when   = "matches"
     to     = Applied
     reason = Applied
-    set    = { retryCount = "0", nextDriftRetryTime = "null" }
+    set    = { retryCount = "0", nextDriftRetryTime = "null", reapply = "null" }
   }
 
   # Merge patch first, then the selector operations, each sent only when
@@ -381,7 +381,9 @@ machine "objectpatch" {
     }
     to     = Applied
     reason = Applied
-    set    = { retryCount = "0", lastAttemptTime = "now", lastAppliedTime = "now", nextDriftRetryTime = "null" }
+    # status.reapply goes too: an engine that stopped after clearing the
+    # annotation left it.
+    set = { retryCount = "0", lastAttemptTime = "now", lastAppliedTime = "now", nextDriftRetryTime = "null", reapply = "null" }
 
     on "preflight" "invalid" {
       to     = Error
