@@ -152,10 +152,7 @@ func (f *FaultCluster) beginReconcile(adapters.Ref) {
 // catchUp makes visible the writes that have been invisible for N
 // reconciles or for StaleFor.
 func (f *FaultCluster) catchUp() {
-	staleFor := f.sched.StaleFor
-	if staleFor == 0 {
-		staleFor = time.Second
-	}
+	staleFor := f.staleFor()
 	now := f.inner.Clock().Now()
 	for len(f.lag) > 0 && (f.reconciles-f.lag[0].at > f.sched.StaleWrites || !now.Before(f.lag[0].when.Add(staleFor))) {
 		f.visible = append(f.visible, f.lag[0].records...)
@@ -502,4 +499,33 @@ func (f *FaultCluster) ClearAdmissions() { f.inner.ClearAdmissions() }
 type reconcileHooks interface {
 	beginReconcile(ref adapters.Ref)
 	endReconcile() (restart bool)
+	// nextVisible is when a write the engine cannot see yet becomes
+	// visible (ok false: none is waiting).
+	nextVisible() (at time.Time, ok bool)
+}
+
+// wakeFor makes the runner take a step when the next lagged write becomes
+// visible, so that the engine hears of it then (an informer event) rather
+// than at whatever happens next.
+func (r *runner) wakeFor(h reconcileHooks) {
+	at, ok := h.nextVisible()
+	if !ok || !at.After(r.clock.Now()) || !at.After(r.visibleWake) {
+		return
+	}
+	r.visibleWake = at
+	r.push(item{at: at, kind: itemEvent, event: &Event{At: at.Sub(r.s.Start)}})
+}
+
+func (f *FaultCluster) nextVisible() (time.Time, bool) {
+	if !f.stale() || len(f.lag) == 0 {
+		return time.Time{}, false
+	}
+	return f.lag[0].when.Add(f.staleFor()), true
+}
+
+func (f *FaultCluster) staleFor() time.Duration {
+	if f.sched.StaleFor == 0 {
+		return time.Second
+	}
+	return f.sched.StaleFor
 }

@@ -143,3 +143,7 @@ func normalizeState(v any, uids map[string]string, depth int) any {
 	}
 	return v
 }
+
+// StagesCallFaults reports whether the scenario stages API faults (which
+// the simulator counts by call, or draws by rate).
+func (s *Scenario) StagesCallFaults() bool { return s.stagesFaults() }

@@ -65,6 +65,9 @@ type runner struct {
 	// cluster.
 	changes changeWatcher
 	watches watches
+	// visibleWake is the latest step taken for a FaultCluster's lagged
+	// write to become visible.
+	visibleWake time.Time
 }
 
 // Run executes a scenario on a fresh simulated cluster (or the cluster
@@ -171,6 +174,9 @@ func Run(ctx context.Context, s *Scenario, ms []*fsm.Machine, opts Options) (*Re
 			}
 		case itemExpect:
 			r.check(it.exp)
+		}
+		if hooks, ok := r.cluster.(reconcileHooks); ok {
+			r.wakeFor(hooks)
 		}
 	}
 	return r.res, nil
