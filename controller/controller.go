@@ -57,6 +57,11 @@ type Options struct {
 	// nothing. Lines are written whole and one at a time: Shadow need not
 	// be safe for concurrent use.
 	Shadow io.Writer
+	// Reconciled, when set, is called after each reconcile with the object,
+	// when it ran, the wake-up it asked for (zero: none) and its error: for
+	// tests that check how often each object is reconciled. It is called
+	// from the workers, concurrently.
+	Reconciled func(ref adapters.Ref, at, wake time.Time, err error)
 }
 
 // Controller drives every object of the kinds its machines bind.
@@ -315,6 +320,9 @@ func (c *Controller) next(ctx context.Context) bool {
 	rep, err := engine.Reconcile(rctx, m, c.api, ref, now, &tracer{c: c, ref: ref, machine: m.Name, unsure: unsure})
 	if err == nil && unsure.Load() {
 		err = fmt.Errorf("API discovery failed during the reconcile; nothing was written")
+	}
+	if c.opts.Reconciled != nil {
+		c.opts.Reconciled(ref, now, rep.Wake, err)
 	}
 	if err != nil {
 		c.failures.Add(1)
