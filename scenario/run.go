@@ -268,7 +268,7 @@ func (r *runner) reconcile(ctx context.Context, d *driven) error {
 	r.current = ref
 	r.res.Reconciles++
 	d.rest = resting{}
-	rep := engine.Drive(ctx, r.cluster, engine.Start(m, ref, r.clock.Now(), engine.Options{Certify: r.changes != nil}), r)
+	rep := engine.Drive(ctx, r.cluster, engine.Start(m, ref, r.clock.Now(), engine.Options{Certify: r.changes != nil, Steps: r.opts.Steps != nil}), r)
 	r.flush(true)
 	r.current = adapters.Ref{}
 	if rep.Err == nil && rep.Certificate != nil && r.sawNow(m, ref, rep, *rep.Certificate) {
