@@ -61,6 +61,9 @@ type runner struct {
 	res      *Result
 	counts   map[*WriteCount]int // requests so far matching each count expectation
 	end      time.Time
+	// controllersAt is when a run of the cluster's controllers is queued
+	// (see controllerHost), zero when none is.
+	controllersAt time.Time
 	// changes, when rests may be skipped, tells what changed in the
 	// cluster.
 	changes changeWatcher
@@ -140,6 +143,7 @@ func Run(ctx context.Context, s *Scenario, ms []*fsm.Machine, opts Options) (*Re
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+		r.queueControllers()
 		it := r.q.pop()
 		if it.at.After(r.end) {
 			break
@@ -171,6 +175,8 @@ func Run(ctx context.Context, s *Scenario, ms []*fsm.Machine, opts Options) (*Re
 			}
 		case itemExpect:
 			r.check(it.exp)
+		case itemControllers:
+			r.runControllers()
 		}
 	}
 	return r.res, nil
@@ -286,4 +292,34 @@ func (r *runner) reconcile(ctx context.Context, d *driven) error {
 		r.wake(d, rep.Wake)
 	}
 	return nil
+}
+
+// controllerHost is a Cluster that plays controllers of its own (the
+// simulator's garbage collector and namespace controller): the runner
+// runs them when they are due, so that what they do is in the trace at its
+// time.
+type controllerHost interface {
+	NextControllerRun() (time.Time, bool)
+	RunControllers()
+}
+
+// queueControllers queues a run of the cluster's controllers when they are
+// due to act and no run is queued for that time yet.
+func (r *runner) queueControllers() {
+	h, ok := r.cluster.(controllerHost)
+	if !ok {
+		return
+	}
+	at, due := h.NextControllerRun()
+	if !due || at.Equal(r.controllersAt) {
+		return
+	}
+	r.controllersAt = at
+	r.push(item{at: at, kind: itemControllers})
+}
+
+func (r *runner) runControllers() {
+	r.controllersAt = time.Time{}
+	r.cluster.(controllerHost).RunControllers()
+	r.flush(true)
 }
