@@ -110,6 +110,14 @@ func Run(ctx context.Context, s *Scenario, ms []*fsm.Machine, opts Options) (*Re
 		for _, res := range m.Resources {
 			r.machines[res.APIVersion+"/"+res.Kind] = m
 			r.kinds[res.Kind] = res.APIVersion
+			if crd := shippedCRD(res.APIVersion, res.Kind); crd != nil {
+				// Served from its CustomResourceDefinition, schema and
+				// all, as on a cluster that installed it.
+				if err := r.cluster.Apply(crd); err != nil {
+					return nil, fmt.Errorf("%s: installing the CRD of %s %s: %v", s.File, res.APIVersion, res.Kind, err)
+				}
+				continue
+			}
 			r.cluster.RegisterKind(res.APIVersion, res.Kind, adapters.Scope(res.Scope), sim.KindOptions{HasStatus: true})
 		}
 	}
