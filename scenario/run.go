@@ -83,7 +83,15 @@ func Run(ctx context.Context, s *Scenario, ms []*fsm.Machine, opts Options) (*Re
 		}
 	} else {
 		// The engine and the runner only read what they get: share it.
-		cluster = sim.New(clock, sim.WithSeed(s.Seed), sim.WithSharedReads())
+		// They read objects without managedFields, as the controller's
+		// informers hold them; and when no machine applies (nothing else
+		// in a scenario sends server-side apply), field ownership can be
+		// observed through nothing and is not kept at all.
+		opts := []sim.Option{sim.WithSeed(s.Seed), sim.WithSharedReads(), sim.WithoutManagedFields()}
+		if !applies(ms) {
+			opts = append(opts, sim.WithoutFieldManagement())
+		}
+		cluster = sim.New(clock, opts...)
 	}
 	r := &runner{
 		s: s, opts: opts, clock: clock, cluster: cluster,
@@ -330,4 +338,18 @@ func (r *runner) runControllers() {
 	r.controllersAt = time.Time{}
 	r.cluster.(controllerHost).RunControllers()
 	r.flush(true)
+}
+
+// applies reports whether any of the machines sends server-side apply.
+func applies(ms []*fsm.Machine) bool {
+	for _, m := range ms {
+		for _, t := range m.Transitions {
+			for _, a := range t.Actions {
+				if a.Verb == "apply" {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }

@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/go-logr/logr"
+	"k8s.io/klog/v2"
+
 	apiextensionsinstall "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/install"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apiextensions-apiserver/pkg/registry/customresourcedefinition"
@@ -122,7 +125,9 @@ var _ = apiextensionsv1.SchemeGroupVersion
 // requestContext is the context a registry strategy expects: the request's
 // namespace and its request info.
 func requestContext(k *kindInfo, namespace, name, verb, subresource string) context.Context {
-	ctx := context.Background()
+	// What the server's code logs of a request (duplicate validation
+	// errors, say) is the server's log, not the simulation's output.
+	ctx := klog.NewContext(context.Background(), logr.Discard())
 	ctx = withNamespace(ctx, namespace)
 	return withRequestInfo(ctx, k, namespace, name, verb, subresource)
 }

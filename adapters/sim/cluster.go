@@ -49,7 +49,13 @@ type Cluster struct {
 	engineIdentity    string
 	checkNamespaces   bool
 	dropManagedFields bool
-	staging           bool // serving Apply or a controller: no admission
+	// noFieldManagement: no field ownership is kept (see
+	// WithoutFieldManagement).
+	noFieldManagement bool
+	// fullPath: every write takes the server's full path, no shortcut
+	// (tests compare the two).
+	fullPath bool
+	staging  bool // serving Apply or a controller: no admission
 
 	// controllersDue is when the simulated controllers next act (zero:
 	// nothing to look at); at, while they act, the time they act at.
@@ -82,6 +88,9 @@ type entry struct {
 	// prepared is what the kind's server made of obj for the next write
 	// (see server.prepare), nil until then.
 	prepared any
+	// by is the server whose write stored obj: the shortcuts answer only
+	// for objects the same server (the same schema) stored.
+	by server
 }
 
 // own gives e a private copy of its object, to change in place: with
@@ -142,6 +151,19 @@ func WithSharedReads() Option {
 // them as before.
 func WithoutManagedFields() Option {
 	return func(c *Cluster) { c.dropManagedFields = true }
+}
+
+// WithoutFieldManagement makes a cluster keep no field ownership at all:
+// no write records metadata.managedFields, and server-side apply, which
+// needs them, is refused (adapters.Unsupported). It is for runs that can
+// observe ownership through nothing: readers that drop managedFields (as
+// WithoutManagedFields, which it implies) and no apply request, which the
+// caller knows before it starts (the scenario runner, for a scenario
+// whose machines and events never apply). Everything else answers as with
+// field management (TestWithoutFieldManagementAnswersTheSame); ownership
+// is what the server spends the most on per write.
+func WithoutFieldManagement() Option {
+	return func(c *Cluster) { c.noFieldManagement, c.dropManagedFields = true, true }
 }
 
 // WithoutNamespaceCheck lets Create put namespaced objects in namespaces
@@ -599,7 +621,8 @@ func (c *Cluster) commit(k *kindInfo, req adapters.Request, key objKey, old *ent
 	if old != nil {
 		cache = &old.prepared
 	}
-	obj, err := k.srv.prepare(ctx, obj, oldObj, req.Subresource, cache)
+	shortcuts := !c.fullPath && !c.mutates() && (old == nil || old.by == k.srv)
+	obj, err := k.srv.prepare(ctx, obj, oldObj, req.Subresource, cache, shortcuts)
 	if err != nil {
 		return statusError(err)
 	}
@@ -618,7 +641,7 @@ func (c *Cluster) commit(k *kindInfo, req adapters.Request, key objKey, old *ent
 		md["uid"] = fmt.Sprintf("uid-%06d", c.uidSeq+1)
 		delete(md, "resourceVersion")
 	}
-	if !applied {
+	if !applied && !c.noFieldManagement {
 		fm, err := k.srv.fields(req.Subresource)
 		if err != nil {
 			return statusError(err)
@@ -655,6 +678,7 @@ func (c *Cluster) commit(k *kindInfo, req adapters.Request, key objKey, old *ent
 	old.thaw()
 	old.obj = obj
 	old.prepared = nil
+	old.by = k.srv
 	c.changed(obj, req.Subresource == "status")
 	c.afterStore(k, key, old)
 	return c.stored(old)

@@ -45,6 +45,9 @@ type customServer struct {
 	status     rest.RESTUpdateStrategy // nil without a status subresource
 	types      managedfields.TypeConverter
 	managers   managerCache
+	// statusWrites answers status writes without the full path; nil
+	// when the schema does not allow it (see newStatusShortcut).
+	statusWrites *statusShortcut
 }
 
 // newCustomServer compiles the serving of one version of crd.
@@ -109,6 +112,9 @@ func newCustomServer(crd *apiextensionsv1.CustomResourceDefinition, version stri
 		if v.Name == version {
 			selectable = v.SelectableFields
 		}
+	}
+	if statusValidator != nil {
+		s.statusWrites = newStatusShortcut(s.structural, props)
 	}
 	st := customresource.NewStrategy(unstructuredTyper{}, crd.Spec.Scope == apiextensionsv1.NamespaceScoped, kind,
 		validator, statusValidator, s.structural, statusSpec, scaleSpec, selectable)
@@ -218,7 +224,19 @@ func (s *customServer) defaults(obj map[string]any) (map[string]any, error) {
 	return canonical(u)
 }
 
-func (s *customServer) prepare(ctx context.Context, obj, old map[string]any, subresource string, _ *any) (map[string]any, error) {
+func (s *customServer) prepare(ctx context.Context, obj, old map[string]any, subresource string, _ *any, shortcuts bool) (map[string]any, error) {
+	if old != nil && shortcuts {
+		switch {
+		case subresource == "status" && s.statusWrites != nil && s.status != nil:
+			if out, ok := s.statusWrites.status(obj, old); ok {
+				return out, nil
+			}
+		case subresource == "":
+			if out, ok := labelsOnly(false, obj, old); ok {
+				return out, nil
+			}
+		}
+	}
 	u := jsonvalue.DeepCopy(obj).(map[string]any)
 	if err := s.coerce(u); err != nil {
 		return nil, err

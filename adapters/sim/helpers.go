@@ -44,10 +44,15 @@ func (c *Cluster) stage(obj map[string]any) error {
 	}
 	c.staging = true
 	defer func() { c.staging = false }()
-	// As the real-server world stages (scenario/kubeworld): a forced
-	// server-side apply, then the status through its subresource.
-	res = c.patch(k, adapters.Request{Verb: adapters.Patch, PatchType: adapters.ApplyPatch, Ref: ref,
-		Body: norm, FieldManager: stagingManager, Force: true})
+	// Created, or replaced whole, as a client that creates or updates it
+	// would; then the status through its subresource.
+	key := keyOf(k, ref.Namespace, ref.Name)
+	if e, exists := c.objects[key]; exists {
+		metadata(norm)["resourceVersion"] = metaString(e.obj, "resourceVersion")
+		res = c.update(k, adapters.Request{Verb: adapters.Update, Ref: ref, Body: norm, FieldManager: stagingManager})
+	} else {
+		res = c.createObject(k, adapters.Request{Verb: adapters.Create, Ref: ref, Body: norm, FieldManager: stagingManager}, norm, false)
+	}
 	if res.Outcome != adapters.OK {
 		return fmt.Errorf("sim: Apply %s: %s: %s", ref, res.Outcome, res.Message)
 	}

@@ -78,6 +78,9 @@ func (c *Cluster) commitPatched(k *kindInfo, req adapters.Request, key objKey, e
 // kind's schema, records the manager's ownership and reports conflicts
 // with other managers; the result is then stored as any write is.
 func (c *Cluster) apply(k *kindInfo, req adapters.Request, key objKey, e *entry) adapters.Result {
+	if c.noFieldManagement {
+		return fail(adapters.Unsupported, "server-side apply is not served: this simulated cluster keeps no field ownership (sim.WithoutFieldManagement)")
+	}
 	if req.FieldManager == "" {
 		return fail(adapters.Invalid, "PATCH %s %q: fieldManager is required for apply requests", k.resource(), req.Ref.Name)
 	}

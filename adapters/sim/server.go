@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"sort"
+	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -34,7 +36,9 @@ type server interface {
 	// changes neither obj nor old (both may be shared with stored objects)
 	// and returns a new canonical object. oldCache is where a server may
 	// keep what it made of old for the next write (nil: keep nothing).
-	prepare(ctx context.Context, obj, old map[string]any, subresource string, oldCache *any) (map[string]any, error)
+	// With shortcuts, a write of a shape the shortcuts cover is answered
+	// by them (see fast.go).
+	prepare(ctx context.Context, obj, old map[string]any, subresource string, oldCache *any, shortcuts bool) (map[string]any, error)
 	// defaults returns obj decoded and defaulted, without a strategy: what
 	// the server makes of the result of a server-side apply.
 	defaults(obj map[string]any) (map[string]any, error)
@@ -100,7 +104,12 @@ func (s *builtinServer) defaults(obj map[string]any) (map[string]any, error) {
 	return s.external(in)
 }
 
-func (s *builtinServer) prepare(ctx context.Context, obj, old map[string]any, subresource string, oldCache *any) (map[string]any, error) {
+func (s *builtinServer) prepare(ctx context.Context, obj, old map[string]any, subresource string, oldCache *any, shortcuts bool) (map[string]any, error) {
+	if old != nil && shortcuts && subresource == "" {
+		if out, ok := labelsOnly(s.b.apiVersion == "v1" && s.b.kind == "Namespace", obj, old); ok {
+			return out, nil
+		}
+	}
 	in, err := s.internal(obj)
 	if err != nil {
 		return nil, err
@@ -169,6 +178,7 @@ func statusError(err error) adapters.Result {
 		return fail(adapters.Transient, "Internal error occurred: %v", err)
 	}
 	st := se.Status()
+	st.Message = sortedCauses(st)
 	switch st.Reason {
 	case metav1.StatusReasonNotFound:
 		return fail(adapters.NotFound, "%s", st.Message)
@@ -208,4 +218,45 @@ func canonical(v map[string]any) (map[string]any, error) {
 		return nil, fmt.Errorf("the server's result is not a JSON object: %v", err)
 	}
 	return n.(map[string]any), nil
+}
+
+// sortedCauses returns the message of an Invalid status with its causes in
+// a fixed order. The server lists them in the order its validators found
+// them, which for an object's fields is map order: any order is one the
+// server may answer, and the simulator answers one, the same every time:
+// by field and message, the causes of no field (a rule not checked
+// because of the others) last, as the server puts them.
+func sortedCauses(st metav1.Status) string {
+	if st.Reason != metav1.StatusReasonInvalid || st.Details == nil || len(st.Details.Causes) < 2 {
+		return st.Message
+	}
+	causes := append([]metav1.StatusCause(nil), st.Details.Causes...)
+	sort.SliceStable(causes, func(i, j int) bool {
+		ni, nj := causes[i].Field == "<nil>" || causes[i].Field == "", causes[j].Field == "<nil>" || causes[j].Field == ""
+		if ni != nj {
+			return nj
+		}
+		if causes[i].Field != causes[j].Field {
+			return causes[i].Field < causes[j].Field
+		}
+		return causes[i].Message < causes[j].Message
+	})
+	var parts []string
+	seen := map[string]bool{}
+	for _, c := range causes {
+		text := c.Field + ": " + c.Message
+		if c.Field == "" {
+			text = c.Message
+		}
+		if !seen[text] {
+			seen[text] = true
+			parts = append(parts, text)
+		}
+	}
+	kind := schema.GroupKind{Group: st.Details.Group, Kind: st.Details.Kind}.String()
+	list := parts[0]
+	if len(parts) > 1 {
+		list = "[" + strings.Join(parts, ", ") + "]"
+	}
+	return fmt.Sprintf("%s %q is invalid: %s", kind, st.Details.Name, list)
 }
