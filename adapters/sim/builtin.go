@@ -8,7 +8,6 @@ import (
 	"k8s.io/klog/v2"
 
 	apiextensionsinstall "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/install"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apiextensions-apiserver/pkg/registry/customresourcedefinition"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -80,9 +79,6 @@ type builtinKind struct {
 	finalize         rest.RESTUpdateStrategy // namespaces/finalize
 	scheme           *runtime.Scheme
 	codecs           serializer.CodecFactory
-	// background is true when the kind's default deletion propagation
-	// is Background (rest.GarbageCollectionDeleteStrategy), false for
-	// Orphan; every kind served here defaults to Background.
 }
 
 func (b *builtinKind) gvk() schema.GroupVersionKind {
@@ -119,8 +115,6 @@ var builtinKinds = func() []*builtinKind {
 			scheme: apiextensionsScheme, codecs: apiextensionsCodecs},
 	}
 }()
-
-var _ = apiextensionsv1.SchemeGroupVersion
 
 // requestContext is the context a registry strategy expects: the request's
 // namespace and its request info.

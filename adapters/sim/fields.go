@@ -8,7 +8,6 @@ import (
 	"sync"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -253,5 +252,3 @@ func managedFieldsOf(obj map[string]any) ([]ManagedFields, error) {
 	}
 	return out, nil
 }
-
-var _ = metav1.ManagedFieldsOperationApply
