@@ -616,7 +616,9 @@ func (c *Cluster) commit(k *kindInfo, req adapters.Request, key objKey, old *ent
 			md["resourceVersion"] = metaString(oldObj, "resourceVersion")
 		}
 	}
-	ctx := requestContext(k, key.namespace, key.name, verb, req.Subresource)
+	// The request context the server's strategies read, made only when
+	// the full path needs it.
+	ctx := func() context.Context { return requestContext(k, key.namespace, key.name, verb, req.Subresource) }
 	var cache *any
 	if old != nil {
 		cache = &old.prepared

@@ -224,7 +224,7 @@ func (s *customServer) defaults(obj map[string]any) (map[string]any, error) {
 	return canonical(u)
 }
 
-func (s *customServer) prepare(ctx context.Context, obj, old map[string]any, subresource string, _ *any, shortcuts bool) (map[string]any, error) {
+func (s *customServer) prepare(ctx func() context.Context, obj, old map[string]any, subresource string, _ *any, shortcuts bool) (map[string]any, error) {
 	if old != nil && shortcuts {
 		switch {
 		case subresource == "status" && s.statusWrites != nil && s.status != nil:
@@ -243,7 +243,7 @@ func (s *customServer) prepare(ctx context.Context, obj, old map[string]any, sub
 	}
 	in := unstructuredOf(u)
 	if old == nil {
-		if err := rest.BeforeCreate(s.create, ctx, in); err != nil {
+		if err := rest.BeforeCreate(s.create, ctx(), in); err != nil {
 			return nil, err
 		}
 	} else {
@@ -251,7 +251,7 @@ func (s *customServer) prepare(ctx context.Context, obj, old map[string]any, sub
 		if subresource == "status" {
 			st = s.status
 		}
-		if err := rest.BeforeUpdate(st, ctx, in, unstructuredOf(jsonvalue.DeepCopy(old).(map[string]any))); err != nil {
+		if err := rest.BeforeUpdate(st, ctx(), in, unstructuredOf(jsonvalue.DeepCopy(old).(map[string]any))); err != nil {
 			return nil, err
 		}
 	}

@@ -353,27 +353,41 @@ func (sc *statusShortcut) status(obj, old map[string]any) (map[string]any, bool)
 	}
 	// What the codec does to the status, by its schema: prune unknown
 	// fields, drop nulls that may not be null, default. (No embedded
-	// resource in the status: there is no metadata to coerce.) A null
-	// can only be dropped where there is one, defaults only where the
-	// schema has some.
-	// Pruning changes in place: what the write did not change is shared
-	// with the stored status, already pruned (pruning it again changes
-	// nothing); the rest is copied.
+	// resource in the status: there is no metadata to coerce.) What the
+	// write did not change was stored so already, pruned, defaulted and
+	// checked for its list types (and unchanged, its errors would
+	// ratchet): only the changed members are copied (pruning changes in
+	// place), pruned and checked. Defaults may fill absent members: with
+	// defaults in the schema, the whole status is.
 	oldMap, _ := old["status"].(map[string]any)
 	status := make(map[string]any, len(m))
+	changed := make(map[string]any, len(m))
 	for k, v := range m {
-		if ov, had := oldMap[k]; had && identical(v, ov) {
+		if ov, had := oldMap[k]; had && identical(v, ov) && !sc.defaults {
 			status[k] = v
-		} else {
-			status[k] = jsonvalue.DeepCopy(v)
+			continue
 		}
+		c := jsonvalue.DeepCopy(v)
+		status[k], changed[k] = c, c
 	}
-	structuralpruning.PruneWithOptions(status, sc.structural, false, structuralschema.UnknownFieldPathOptions{})
-	if hasNull(status) {
-		structuraldefaulting.PruneNonNullableNullsWithoutDefaults(status, sc.structural)
+	work := changed
+	if sc.defaults {
+		work = status
+	}
+	structuralpruning.PruneWithOptions(work, sc.structural, false, structuralschema.UnknownFieldPathOptions{})
+	if hasNull(work) {
+		structuraldefaulting.PruneNonNullableNullsWithoutDefaults(work, sc.structural)
 	}
 	if sc.defaults {
 		structuraldefaulting.Default(status, sc.structural)
+	}
+	for k := range changed {
+		// Pruning may have dropped a member: it goes from status too.
+		if v, still := work[k]; still {
+			status[k] = v
+		} else {
+			delete(status, k)
+		}
 	}
 	// What is unchanged is not validated again: the full path's
 	// ratcheting lets its errors pass. Any error sends the write down the
@@ -382,7 +396,7 @@ func (sc *statusShortcut) status(obj, old map[string]any) (map[string]any, bool)
 	if !sc.validate.valid(status, oldStatus, had) {
 		return nil, false
 	}
-	if errs := structurallisttype.ValidateListSetsAndMaps(fieldpath.NewPath("status"), sc.structural, status); len(errs) > 0 {
+	if errs := structurallisttype.ValidateListSetsAndMaps(fieldpath.NewPath("status"), sc.structural, work); len(errs) > 0 {
 		return nil, false
 	}
 	if sc.defaults {

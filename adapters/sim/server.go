@@ -38,7 +38,7 @@ type server interface {
 	// keep what it made of old for the next write (nil: keep nothing).
 	// With shortcuts, a write of a shape the shortcuts cover is answered
 	// by them (see fast.go).
-	prepare(ctx context.Context, obj, old map[string]any, subresource string, oldCache *any, shortcuts bool) (map[string]any, error)
+	prepare(ctx func() context.Context, obj, old map[string]any, subresource string, oldCache *any, shortcuts bool) (map[string]any, error)
 	// defaults returns obj decoded and defaulted, without a strategy: what
 	// the server makes of the result of a server-side apply.
 	defaults(obj map[string]any) (map[string]any, error)
@@ -104,7 +104,7 @@ func (s *builtinServer) defaults(obj map[string]any) (map[string]any, error) {
 	return s.external(in)
 }
 
-func (s *builtinServer) prepare(ctx context.Context, obj, old map[string]any, subresource string, oldCache *any, shortcuts bool) (map[string]any, error) {
+func (s *builtinServer) prepare(ctx func() context.Context, obj, old map[string]any, subresource string, oldCache *any, shortcuts bool) (map[string]any, error) {
 	if old != nil && shortcuts && subresource == "" {
 		if out, ok := labelsOnly(s.b.apiVersion == "v1" && s.b.kind == "Namespace", obj, old); ok {
 			return out, nil
@@ -115,7 +115,7 @@ func (s *builtinServer) prepare(ctx context.Context, obj, old map[string]any, su
 		return nil, err
 	}
 	if old == nil {
-		if err := rest.BeforeCreate(s.b.strategy, ctx, in); err != nil {
+		if err := rest.BeforeCreate(s.b.strategy, ctx(), in); err != nil {
 			return nil, err
 		}
 		return s.external(in)
@@ -141,7 +141,7 @@ func (s *builtinServer) prepare(ctx context.Context, obj, old map[string]any, su
 	}
 	// BeforeUpdate changes only the new object; the kept old one is
 	// handed to every later write, so it gets a copy to be safe.
-	if err := rest.BeforeUpdate(st, ctx, in, oldIn.DeepCopyObject()); err != nil {
+	if err := rest.BeforeUpdate(st, ctx(), in, oldIn.DeepCopyObject()); err != nil {
 		return nil, err
 	}
 	return s.external(in)
