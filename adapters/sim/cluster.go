@@ -623,7 +623,7 @@ func (c *Cluster) commit(k *kindInfo, req adapters.Request, key objKey, old *ent
 	if old != nil {
 		cache = &old.prepared
 	}
-	shortcuts := !c.fullPath && !c.mutates() && (old == nil || old.by == k.srv)
+	shortcuts := !c.fullPath && !c.mutates() && !applied && (old == nil || old.by == k.srv)
 	obj, err := k.srv.prepare(ctx, obj, oldObj, req.Subresource, cache, shortcuts)
 	if err != nil {
 		return statusError(err)

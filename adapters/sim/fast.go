@@ -120,6 +120,10 @@ type statusShortcut struct {
 	structural *structuralschema.Structural
 	validate   *vnode
 	defaults   bool // the status schema has defaults
+	// lists is the status schema with only the branches that hold a list
+	// of type set or map, the only ones ValidateListSetsAndMaps has
+	// anything to say about (nil: none).
+	lists *structuralschema.Structural
 }
 
 // newStatusShortcut returns the shortcut for a CRD version's status
@@ -139,7 +143,86 @@ func newStatusShortcut(s *structuralschema.Structural, props *apiextensionsinter
 	if err != nil {
 		return nil
 	}
-	return &statusShortcut{structural: &st, validate: v, defaults: hasDefaults(&st)}
+	return &statusShortcut{structural: &st, validate: v, defaults: hasDefaults(&st), lists: listBranches(&st)}
+}
+
+// listBranches returns a copy of s keeping only the properties, items and
+// additional properties that lead to a list of type set or map, nil when
+// none does.
+func listBranches(s *structuralschema.Structural) *structuralschema.Structural {
+	if s == nil {
+		return nil
+	}
+	out := &structuralschema.Structural{Extensions: structuralschema.Extensions{XListType: s.XListType, XListMapKeys: s.XListMapKeys}}
+	found := s.XListType != nil && (*s.XListType == "set" || *s.XListType == "map")
+	for name := range s.Properties {
+		p := s.Properties[name]
+		if b := listBranches(&p); b != nil {
+			if out.Properties == nil {
+				out.Properties = map[string]structuralschema.Structural{}
+			}
+			out.Properties[name] = *b
+			found = true
+		}
+	}
+	if b := listBranches(s.Items); b != nil {
+		out.Items, found = b, true
+	}
+	if s.AdditionalProperties != nil {
+		if b := listBranches(s.AdditionalProperties.Structural); b != nil {
+			out.AdditionalProperties, found = &structuralschema.StructuralOrBool{Structural: b}, true
+		}
+	}
+	if !found {
+		return nil
+	}
+	return out
+}
+
+// mayPrune reports whether pruning v by s could remove anything: a member
+// no property, additional property or preserved unknown field keeps. It
+// answers yes where it is not sure (an embedded resource, a value it does
+// not know), and pruning then decides; no only where pruning would remove
+// nothing, so that it need not walk (pruning is the server's: this only
+// spares a walk that finds nothing).
+func mayPrune(v any, s *structuralschema.Structural) bool {
+	if s == nil {
+		_, scalar := v.(map[string]any)
+		_, list := v.([]any)
+		return scalar || list
+	}
+	if s.XEmbeddedResource {
+		return true
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if p, ok := s.Properties[k]; ok {
+				if mayPrune(e, &p) {
+					return true
+				}
+				continue
+			}
+			if s.AdditionalProperties != nil {
+				if s.AdditionalProperties.Structural == nil || mayPrune(e, s.AdditionalProperties.Structural) {
+					return true
+				}
+				continue
+			}
+			if !s.XPreserveUnknownFields {
+				return true
+			}
+			// kept as it is: pruning does not look below an unknown
+			// field x-kubernetes-preserve-unknown-fields keeps
+		}
+	case []any:
+		for _, e := range x {
+			if mayPrune(e, s.Items) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func hasDefaults(s *structuralschema.Structural) bool {
@@ -359,22 +442,28 @@ func (sc *statusShortcut) status(obj, old map[string]any) (map[string]any, bool)
 	// ratchet): only the changed members are copied (pruning changes in
 	// place), pruned and checked. Defaults may fill absent members: with
 	// defaults in the schema, the whole status is.
+	//
+	// The changed members are the request's own (a merge patch builds
+	// new maps where it merges and copies what it sets; a body is
+	// decoded into a copy), and what they share with the stored status
+	// is stored pruned and defaulted already, which pruning and
+	// defaulting leave as they are: they are processed where they are.
 	oldMap, _ := old["status"].(map[string]any)
 	status := make(map[string]any, len(m))
 	changed := make(map[string]any, len(m))
 	for k, v := range m {
-		if ov, had := oldMap[k]; had && identical(v, ov) && !sc.defaults {
-			status[k] = v
-			continue
+		status[k] = v
+		if ov, had := oldMap[k]; !had || !identical(v, ov) || sc.defaults {
+			changed[k] = v
 		}
-		c := jsonvalue.DeepCopy(v)
-		status[k], changed[k] = c, c
 	}
 	work := changed
 	if sc.defaults {
 		work = status
 	}
-	structuralpruning.PruneWithOptions(work, sc.structural, false, structuralschema.UnknownFieldPathOptions{})
+	if mayPrune(work, sc.structural) {
+		structuralpruning.PruneWithOptions(work, sc.structural, false, structuralschema.UnknownFieldPathOptions{})
+	}
 	if hasNull(work) {
 		structuraldefaulting.PruneNonNullableNullsWithoutDefaults(work, sc.structural)
 	}
@@ -396,8 +485,10 @@ func (sc *statusShortcut) status(obj, old map[string]any) (map[string]any, bool)
 	if !sc.validate.valid(status, oldStatus, had) {
 		return nil, false
 	}
-	if errs := structurallisttype.ValidateListSetsAndMaps(fieldpath.NewPath("status"), sc.structural, work); len(errs) > 0 {
-		return nil, false
+	if sc.lists != nil {
+		if errs := structurallisttype.ValidateListSetsAndMaps(fieldpath.NewPath("status"), sc.lists, work); len(errs) > 0 {
+			return nil, false
+		}
 	}
 	if sc.defaults {
 		// Defaults come from the schema's JSON: make them canonical.
