@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	structuralpruning "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
+
 	"github.com/statecraft/statecraft/adapters"
 	"github.com/statecraft/statecraft/jsonvalue"
 )
@@ -314,5 +317,49 @@ func TestWithoutFieldManagementAnswersTheSame(t *testing.T) {
 	res := do(without, adapters.Request{Verb: adapters.Patch, PatchType: adapters.ApplyPatch, Ref: refs[0], FieldManager: "m", Body: body(bodies[0])})
 	if res.Outcome != adapters.Unsupported {
 		t.Errorf("apply without field management: %s %q", res.Outcome, res.Message)
+	}
+}
+
+// mayPrune says no only where pruning removes nothing: random statuses,
+// known and unknown fields at every level, against the ObjectPatch status
+// schema.
+func TestMayPruneOnlyWhereNothingIsPruned(t *testing.T) {
+	c := withCRDs(t)
+	k := c.kinds[kindKey{"rightsizing.kubex.ai/v1alpha1", "ObjectPatch"}]
+	sc := k.srv.(*customServer).statusWrites
+	if sc == nil {
+		t.Fatal("no status shortcut for ObjectPatch")
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	leaf := func() any { return []any{"x", int64(1), map[string]any{"a": "b"}, []any{"y"}}[r.IntN(4)] }
+	saidNo := 0
+	for range 2000 {
+		st := map[string]any{}
+		for _, f := range []string{"state", "reason", "unknown", "conditions", "retryCount"} {
+			if r.IntN(2) == 0 {
+				continue
+			}
+			if f == "conditions" {
+				cond := map[string]any{"type": "Ready", "status": "True"}
+				if r.IntN(3) == 0 {
+					cond["extra"] = leaf()
+				}
+				st[f] = []any{cond}
+			} else {
+				st[f] = leaf()
+			}
+		}
+		before := jsonvalue.DeepCopy(st)
+		pruned := jsonvalue.DeepCopy(st).(map[string]any)
+		structuralpruning.PruneWithOptions(pruned, sc.structural, false, structuralschema.UnknownFieldPathOptions{})
+		if !mayPrune(st, sc.structural) {
+			saidNo++
+			if !jsonvalue.Equal(pruned, before) {
+				t.Fatalf("mayPrune said no, and pruning changed %s into %s", mustJSON(before), mustJSON(pruned))
+			}
+		}
+	}
+	if saidNo == 0 {
+		t.Fatal("mayPrune never said no")
 	}
 }
