@@ -72,8 +72,9 @@ type faultNet struct {
 	// objects, not Events or Leases).
 	counts func(path string) bool
 	// onWrite, when set, is called (outside the lock, in the request's
-	// goroutine) after the n-th counted write got its response.
-	onWrite func(n int)
+	// goroutine) after the n-th counted write, made by process proc, got
+	// its response.
+	onWrite func(n int, proc string)
 
 	on     atomic.Bool // watch faults on
 	mode   watchMode
@@ -154,7 +155,7 @@ func (p procRT) RoundTrip(req *http.Request) (*http.Response, error) {
 	hook := p.net.onWrite
 	p.net.mu.Unlock()
 	if n > 0 && hook != nil {
-		hook(n)
+		hook(n, p.proc)
 	}
 	return resp, err
 }
