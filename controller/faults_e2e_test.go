@@ -31,6 +31,7 @@ package controller_test
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -57,12 +58,14 @@ import (
 
 	"github.com/statecraft/statecraft/adapters"
 	"github.com/statecraft/statecraft/controller"
+	"github.com/statecraft/statecraft/fsm"
 	"github.com/statecraft/statecraft/internal/controlplane"
 )
 
 var (
-	faultsAll  = flag.Bool("faults.all", false, "TestFaultSchedulesOnKube: run every schedule (make faults), not a seeded sample")
-	faultsSeed = flag.Uint64("faults.seed", 18, "TestFaultSchedulesOnKube: the seed of the sample and of the watch faults")
+	faultsAll    = flag.Bool("faults.all", false, "TestFaultSchedulesOnKube: run every schedule (make faults), not a seeded sample")
+	faultsSeed   = flag.Uint64("faults.seed", 18, "TestFaultSchedulesOnKube: the seed of the sample and of the watch faults")
+	faultsWorlds = flag.String("faults.worlds", "op,cod", "TestFaultSchedulesOnKube: the worlds to run, of op (ObjectPatches) and cod (a ClusterObjectDeployment)")
 )
 
 const (
@@ -173,6 +176,11 @@ type faultRun struct {
 	ns    string
 	sched faultSchedule
 	net   *faultNet
+	// world is "op" (ObjectPatches in namespace ns) or "cod" (the
+	// ClusterObjectDeployment ns applying a ConfigMap into namespace ns);
+	// machines drive it (nil: the ObjectPatch policy).
+	world    string
+	machines []*fsm.Machine
 
 	mu         sync.Mutex
 	procs      []*faultProc
@@ -205,13 +213,16 @@ func (r *faultRun) startProc(name string, elected bool, shard, shards int) *faul
 	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
 		return procRT{net: r.net, proc: name, dead: &p.dead, next: rt}
 	}
-	opts := controller.Options{Namespace: r.ns, Workers: 2, Shard: shard, Shards: shards,
+	opts := controller.Options{Workers: 2, Shard: shard, Shards: shards,
 		Reconciled: func(ref adapters.Ref, at, wake time.Time, err error) {
 			r.mu.Lock()
 			r.reconciles = append(r.reconciles, reconcileRecord{proc: name, ref: ref, at: at, wake: wake, err: err})
 			r.mu.Unlock()
 		}}
-	p.ctrl = newController(r.t, cfg, opts)
+	if r.world == "op" {
+		opts.Namespace = r.ns
+	}
+	p.ctrl = newController(r.t, cfg, opts, r.machines...)
 	ctx, cancel := context.WithCancel(context.Background())
 	p.cancel = cancel
 	go func() {
@@ -386,8 +397,9 @@ func (r *faultRun) opStatus(name string) (map[string]any, int64, error) {
 	return st, u.GetGeneration(), nil
 }
 
-// world is the schedule's script: fixed, the same for every schedule.
-func (r *faultRun) world() {
+// opWorld is the ObjectPatch world's script: fixed, the same for every
+// schedule.
+func (r *faultRun) opWorld() {
 	for _, t := range []string{"t0", "t1", "t2"} {
 		r.createCM(t)
 	}
@@ -435,9 +447,9 @@ func (r *faultRun) world() {
 	time.Sleep(500 * time.Millisecond)
 }
 
-// converged says whether the world is in its expected final state, and
-// what it is when not.
-func (r *faultRun) converged() (bool, string) {
+// opConverged says whether the ObjectPatch world is in its expected final
+// state, and what it is when not.
+func (r *faultRun) opConverged() (bool, string) {
 	want := map[string]struct{ state, target, value string }{
 		"p0": {"Applied", "t0", "one"},
 		"p1": {"Applied", "t1", "two"},
@@ -488,15 +500,13 @@ type faultResult struct {
 }
 
 // runFaultSchedule runs one schedule in a namespace of its own.
-func runFaultSchedule(t *testing.T, cp *controlplane.ControlPlane, s faultSchedule, idx int) faultResult {
-	ns := fmt.Sprintf("faults-%03d-%s", idx, strings.NewReplacer("@", "-at-").Replace(s.String()))
+func runFaultSchedule(t *testing.T, cp *controlplane.ControlPlane, world string, machines []*fsm.Machine, s faultSchedule, idx int) faultResult {
+	ns := fmt.Sprintf("faults-%s-%03d-%s", world, idx, strings.NewReplacer("@", "-at-").Replace(s.String()))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	r := &faultRun{t: t, cp: cp, ctx: ctx, kc: kubernetes.NewForConfigOrDie(cp.Config), dyn: dynamic.NewForConfigOrDie(cp.Config),
-		ns: ns, sched: s, deletedAt: map[string]time.Time{}}
-	r.net = newFaultNet(*faultsSeed+uint64(idx), func(path string) bool {
-		return strings.Contains(path, "/namespaces/"+ns+"/") && !isEventOrLease(path)
-	})
+		ns: ns, sched: s, deletedAt: map[string]time.Time{}, world: world, machines: machines}
+	r.net = newFaultNet(*faultsSeed+uint64(idx), func(rec reqRecord) bool { return ownWrite(ns, rec) })
 	r.retry("create namespace", func() error {
 		_, err := r.kc.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
 		return err
@@ -516,7 +526,11 @@ func runFaultSchedule(t *testing.T, cp *controlplane.ControlPlane, s faultSchedu
 		}
 	}()
 
-	r.world()
+	script, converged := r.opWorld, r.opConverged
+	if world == "cod" {
+		script, converged = r.codWorld, r.codConverged
+	}
+	script()
 	// The watch faults stop; a write-indexed fault not yet fired may still
 	// fire (after a late write) until the run is seen converged, and the
 	// bound counts from the end of its effect.
@@ -539,7 +553,7 @@ func runFaultSchedule(t *testing.T, cp *controlplane.ControlPlane, s faultSchedu
 			if !down && time.Since(from) > faultConverge {
 				break
 			}
-			if ok, last = r.converged(); ok && !down {
+			if ok, last = converged(); ok && !down {
 				break
 			}
 			time.Sleep(100 * time.Millisecond)
@@ -584,13 +598,18 @@ func runFaultSchedule(t *testing.T, cp *controlplane.ControlPlane, s faultSchedu
 	for _, p := range problems {
 		t.Errorf("%s: the world failed: %s", s, p)
 	}
-	retries := map[string]int64{}
-	for _, name := range []string{"p0", "p1", "p3", "p4"} {
-		if st, _, err := r.opStatus(name); err == nil {
-			retries[name], _ = st["retryCount"].(int64)
+	if world == "op" {
+		retries := map[string]int64{}
+		for _, name := range []string{"p0", "p1", "p3", "p4"} {
+			if st, _, err := r.opStatus(name); err == nil {
+				retries[name], _ = st["retryCount"].(int64)
+			}
 		}
+		res.violations = append(res.violations, checkFaultRun(ns, recs, reconciles, deletedAt, quietFrom, quietTo, retries)...)
+	} else {
+		res.violations = append(res.violations, checkQuiet(ns, recs, reconciles, quietFrom, quietTo)...)
+		res.violations = append(res.violations, r.checkCOD(recs)...)
 	}
-	res.violations = append(res.violations, checkFaultRun(ns, recs, reconciles, deletedAt, quietFrom, quietTo, retries)...)
 	res.writes = r.net.writeCount()
 	r.net.mu.Lock()
 	res.injected = maps2(r.net.injected)
@@ -628,10 +647,6 @@ func checkFaultRun(ns string, recs []reqRecord, reconciles []reconcileRecord, de
 		if strings.HasPrefix(rec.Path, "/api/v1/namespaces/"+ns+"/configmaps/") && (rec.Status == 0 || rec.Status >= 300) {
 			failedTargetWrites[strings.TrimPrefix(rec.Path, "/api/v1/namespaces/"+ns+"/configmaps/")]++
 		}
-		// Quiet: no write once converged.
-		if !rec.At.Before(quietFrom) && rec.At.Before(quietTo) && !isEventOrLease(rec.Path) {
-			v = append(v, fmt.Sprintf("%s wrote %s %s in the quiet window", rec.Proc, rec.Method, rec.Path))
-		}
 	}
 	// Retry budget is spent only on failed target writes.
 	for _, name := range []string{"p0", "p1", "p3", "p4"} {
@@ -641,11 +656,34 @@ func checkFaultRun(ns string, recs []reqRecord, reconciles []reconcileRecord, de
 			v = append(v, fmt.Sprintf("%s: retryCount %d with %d failed writes of its target %s: budget spent on something else", name, rc, failedTargetWrites[target], target))
 		}
 	}
-	// Quiet: every reconcile in the window was asked for by a wake-up of
-	// the same object (due from a second before the window on).
+	return append(v, checkQuiet(ns, recs, reconciles, quietFrom, quietTo)...)
+}
+
+// ownWrite tells the writes of a schedule's own objects: those of its
+// namespace ns and, in the ClusterObjectDeployment world, the deployment
+// named ns and its revisions ns-N (a create names them in its body only),
+// not Events or Leases. Other schedules' objects are not counted or
+// checked.
+func ownWrite(ns string, rec reqRecord) bool {
+	return (strings.Contains(rec.Path, ns) || strings.Contains(string(rec.Body), `"name":"`+ns)) && !isEventOrLease(rec.Path)
+}
+
+// checkQuiet checks a quiet world: once converged, no write of the
+// schedule's objects (paths naming ns) in [quietFrom, quietTo), and every
+// reconcile of one of them in it asked for by a wake-up of the same object
+// (due from a second before the window on).
+func checkQuiet(ns string, recs []reqRecord, reconciles []reconcileRecord, quietFrom, quietTo time.Time) []string {
+	var v []string
+	for _, rec := range recs {
+		if rec.write() && !rec.At.Before(quietFrom) && rec.At.Before(quietTo) && ownWrite(ns, rec) {
+			v = append(v, fmt.Sprintf("%s wrote %s %s in the quiet window", rec.Proc, rec.Method, rec.Path))
+		}
+	}
 	byRef := map[adapters.Ref][]reconcileRecord{}
 	for _, rc := range reconciles {
-		byRef[rc.ref] = append(byRef[rc.ref], rc)
+		if strings.Contains(rc.ref.Namespace, ns) || strings.Contains(rc.ref.Name, ns) {
+			byRef[rc.ref] = append(byRef[rc.ref], rc)
+		}
 	}
 	refs := make([]adapters.Ref, 0, len(byRef))
 	for ref := range byRef {
@@ -690,28 +728,39 @@ func TestFaultSchedulesOnKube(t *testing.T) {
 		KubeconfigPath: filepath.Join(dir, "kubeconfig"),
 	})
 
-	base := runFaultSchedule(t, cp, faultSchedule{kind: faultNone}, 0)
-	t.Logf("schedule none: %d writes, converged %s after the script, violations %d", base.writes, base.converged.Round(time.Millisecond), len(base.violations))
-	for _, v := range base.violations {
-		t.Errorf("none: %s", v)
-	}
-	if base.writes == 0 {
-		t.Fatal("the fault-free run made no write: nothing to schedule")
-	}
-
-	schedules := faultSchedules(base.writes, *faultsAll, *faultsSeed)
 	injected := map[string]int{}
-	violations := len(base.violations)
-	for i, s := range schedules {
-		res := runFaultSchedule(t, cp, s, i+1)
-		for k, n := range res.injected {
-			injected[k] += n
+	violations, run, baseWrites := 0, 0, map[string]int{}
+	for _, world := range strings.Split(*faultsWorlds, ",") {
+		if world != "op" && world != "cod" {
+			t.Fatalf("-faults.worlds: unknown world %q", world)
 		}
-		violations += len(res.violations)
-		t.Logf("schedule %s: %d writes, faults %v, converged %s after the faults stopped, violations %d",
-			s, res.writes, res.injected, res.converged.Round(time.Millisecond), len(res.violations))
-		for _, v := range res.violations {
-			t.Errorf("%s: %s", s, v)
+		var ms []*fsm.Machine
+		if world == "cod" {
+			ms = shippedMachines(t, nil, "clusterobjectdeployment", "clusterobjectset")
+		}
+		base := runFaultSchedule(t, cp, world, ms, faultSchedule{kind: faultNone}, 0)
+		t.Logf("%s schedule none: %d writes, converged %s after the script, violations %d", world, base.writes, base.converged.Round(time.Millisecond), len(base.violations))
+		for _, v := range base.violations {
+			t.Errorf("%s none: %s", world, v)
+		}
+		violations += len(base.violations)
+		baseWrites[world] = base.writes
+		if base.writes == 0 {
+			t.Fatalf("%s: the fault-free run made no write: nothing to schedule", world)
+		}
+		schedules := faultSchedules(base.writes, *faultsAll, *faultsSeed)
+		run += len(schedules)
+		for i, s := range schedules {
+			res := runFaultSchedule(t, cp, world, ms, s, i+1)
+			for k, n := range res.injected {
+				injected[k] += n
+			}
+			violations += len(res.violations)
+			t.Logf("%s schedule %s: %d writes, faults %v, converged %s after the faults stopped, violations %d",
+				world, s, res.writes, res.injected, res.converged.Round(time.Millisecond), len(res.violations))
+			for _, v := range res.violations {
+				t.Errorf("%s %s: %s", world, s, v)
+			}
 		}
 	}
 	kinds := make([]string, 0, len(injected))
@@ -723,6 +772,134 @@ func TestFaultSchedulesOnKube(t *testing.T) {
 		}
 	}
 	sort.Strings(kinds)
-	t.Logf("fault schedules on kube-apiserver: %d schedules run (and the fault-free one, %d writes), %d faults injected (%s), %d violations",
-		len(schedules), base.writes, total, strings.Join(kinds, ", "), violations)
+	t.Logf("fault schedules on kube-apiserver: %d schedules run (and the fault-free ones: ObjectPatch world %d writes, ClusterObjectDeployment world %d), %d faults injected (%s), %d violations",
+		run, baseWrites["op"], baseWrites["cod"], total, strings.Join(kinds, ", "), violations)
+}
+
+// The ClusterObjectDeployment world: the deployment ns applies a ConfigMap
+// into namespace ns; once it is progressed (or after 10s) its template
+// changes, making revision 2, which takes the ConfigMap over.
+func (r *faultRun) codWorld() {
+	r.applyCOD("A")
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if u, err := r.dyn.Resource(codGVR).Get(r.ctx, r.ns, metav1.GetOptions{}); err == nil {
+			if st, _, _ := unstructured.NestedString(u.Object, "status", "state"); st == "Progressed" {
+				break
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	r.applyCOD("B")
+	time.Sleep(time.Second)
+}
+
+func (r *faultRun) codTemplate(message string) map[string]any {
+	return map[string]any{"spec": map[string]any{"phases": []any{map[string]any{
+		"name": "configuration",
+		"objects": []any{map[string]any{"type": "InlineManifest", "inlineManifest": map[string]any{
+			"apiVersion": "v1", "kind": "ConfigMap",
+			"metadata": map[string]any{"name": "settings", "namespace": r.ns},
+			"data":     map[string]any{"message": message},
+		}}},
+	}}}}
+}
+
+// applyCOD creates the deployment with template message, or sets its
+// template to message.
+func (r *faultRun) applyCOD(message string) {
+	r.retry("ClusterObjectDeployment template "+message, func() error {
+		u, err := r.dyn.Resource(codGVR).Get(r.ctx, r.ns, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			_, err = r.dyn.Resource(codGVR).Create(r.ctx, &unstructured.Unstructured{Object: map[string]any{
+				"apiVersion": "olm.operatorframework.io/v1", "kind": "ClusterObjectDeployment",
+				"metadata": map[string]any{"name": r.ns},
+				"spec":     map[string]any{"template": r.codTemplate(message)},
+			}}, metav1.CreateOptions{})
+			return err
+		}
+		if err != nil {
+			return err
+		}
+		if err := unstructured.SetNestedField(u.Object, r.codTemplate(message), "spec", "template"); err != nil {
+			return err
+		}
+		_, err = r.dyn.Resource(codGVR).Update(r.ctx, u, metav1.UpdateOptions{})
+		return err
+	})
+}
+
+// codConverged: the deployment progressed at revision 2 with its spec
+// observed and the template's hash, revision 2 Ready, revision 1
+// archived, the ConfigMap holding revision 2's data.
+func (r *faultRun) codConverged() (bool, string) {
+	var bad []string
+	u, err := r.dyn.Resource(codGVR).Get(r.ctx, r.ns, metav1.GetOptions{})
+	if err != nil {
+		return false, err.Error()
+	}
+	st, _, _ := unstructured.NestedMap(u.Object, "status")
+	og, _ := st["observedGeneration"].(int64)
+	if st["state"] != "Progressed" || og != u.GetGeneration() || st["templateHash"] == nil || st["templateHash"] == "" {
+		bad = append(bad, fmt.Sprintf("deployment: state %v reason %v observedGeneration %d of %d templateHash %v", st["state"], st["reason"], og, u.GetGeneration(), st["templateHash"]))
+	}
+	if s2, err := r.dyn.Resource(cosGVR).Get(r.ctx, r.ns+"-2", metav1.GetOptions{}); err != nil {
+		bad = append(bad, "revision 2: "+err.Error())
+	} else if state, _, _ := unstructured.NestedString(s2.Object, "status", "state"); state != "Ready" {
+		bad = append(bad, "revision 2: state "+state)
+	}
+	if s1, err := r.dyn.Resource(cosGVR).Get(r.ctx, r.ns+"-1", metav1.GetOptions{}); err != nil {
+		bad = append(bad, "revision 1: "+err.Error())
+	} else if lc, _, _ := unstructured.NestedString(s1.Object, "spec", "lifecycleState"); lc != "Archived" {
+		bad = append(bad, "revision 1: lifecycleState "+lc)
+	}
+	cm, err := r.kc.CoreV1().ConfigMaps(r.ns).Get(r.ctx, "settings", metav1.GetOptions{})
+	if err != nil || cm.Data["message"] != "B" {
+		bad = append(bad, fmt.Sprintf("ConfigMap settings: %v %v", cm.Data, err))
+	}
+	return len(bad) == 0, strings.Join(bad, "; ")
+}
+
+// checkCOD: never two revisions for one template, never a revision number
+// allocated twice: the deployment's revisions are exactly ns-1 and ns-2,
+// with revision numbers 1 and 2, each created once.
+func (r *faultRun) checkCOD(recs []reqRecord) []string {
+	var v []string
+	created := map[string]int{}
+	for _, rec := range recs {
+		if rec.write() && rec.Method == http.MethodPost && rec.Status == http.StatusCreated && strings.HasSuffix(rec.Path, "/clusterobjectsets") {
+			var obj struct {
+				Metadata struct{ Name string } `json:"metadata"`
+			}
+			if json.Unmarshal(rec.Body, &obj) == nil && strings.HasPrefix(obj.Metadata.Name, r.ns+"-") {
+				created[obj.Metadata.Name]++
+			}
+		}
+	}
+	for name, n := range created {
+		if n > 1 || (name != r.ns+"-1" && name != r.ns+"-2") {
+			v = append(v, fmt.Sprintf("revision %s created %d times", name, n))
+		}
+	}
+	list, err := r.dyn.Resource(cosGVR).List(r.ctx, metav1.ListOptions{})
+	if err != nil {
+		return append(v, "list revisions: "+err.Error())
+	}
+	numbers := map[int64][]string{}
+	for _, it := range list.Items {
+		if !strings.HasPrefix(it.GetName(), r.ns+"-") {
+			continue
+		}
+		n, _, _ := unstructured.NestedInt64(it.Object, "spec", "revision")
+		numbers[n] = append(numbers[n], it.GetName())
+	}
+	for n, names := range numbers {
+		if len(names) > 1 || n < 1 || n > 2 {
+			v = append(v, fmt.Sprintf("revision number %d allocated to %v", n, names))
+		}
+	}
+	if len(numbers) != 2 {
+		v = append(v, fmt.Sprintf("revisions %v, want exactly revision numbers 1 and 2 (one per template)", numbers))
+	}
+	return v
 }

@@ -70,7 +70,7 @@ type faultNet struct {
 	injected map[string]int // faults injected, by kind
 	// counts says which writes count for crash points (the schedule's own
 	// objects, not Events or Leases).
-	counts func(path string) bool
+	counts func(rec reqRecord) bool
 	// onWrite, when set, is called (outside the lock, in the request's
 	// goroutine) after the n-th counted write, made by process proc, got
 	// its response.
@@ -83,7 +83,7 @@ type faultNet struct {
 	rng    *rand.Rand
 }
 
-func newFaultNet(seed uint64, counts func(string) bool) *faultNet {
+func newFaultNet(seed uint64, counts func(reqRecord) bool) *faultNet {
 	return &faultNet{injected: map[string]int{}, counts: counts, rng: rand.New(rand.NewPCG(seed, 18)), lagFor: 2 * time.Second}
 }
 
@@ -148,7 +148,7 @@ func (p procRT) RoundTrip(req *http.Request) (*http.Response, error) {
 	p.net.mu.Lock()
 	p.net.log = append(p.net.log, rec)
 	n := 0
-	if rec.write() && rec.Status != 0 && p.net.counts(rec.Path) {
+	if rec.write() && rec.Status != 0 && p.net.counts(rec) {
 		p.net.writes++
 		n = p.net.writes
 	}
