@@ -57,9 +57,11 @@ sim:
 # Every test. The control plane (kube-apiserver, etcd) is built from source
 # into bin/ on first use, so the Kubernetes adapter tests run against a real
 # API server; STATECRAFT_REQUIRE_CONTROLPLANE=1 makes a missing binary a
-# failure instead of a skip.
+# failure instead of a skip. -timeout 30m: the controller package's
+# end-to-end tests, the sample of fault schedules among them, take longer
+# than go test's default 10 minutes on 2 loaded cores.
 test: hygiene vet cluster image
-	STATECRAFT_REQUIRE_CONTROLPLANE=1 $(GO) test -count=1 ./...
+	STATECRAFT_REQUIRE_CONTROLPLANE=1 $(GO) test -count=1 -timeout 30m ./...
 	$(MAKE) fuzz
 	$(GO) run ./cmd/statecraft test examples spec
 
