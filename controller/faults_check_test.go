@@ -28,8 +28,9 @@ func TestFaultCheckerFindsViolations(t *testing.T) {
 		{At: at(21), Proc: "engine", Method: http.MethodPost, Path: "/apis/events.k8s.io/v1/namespaces/" + ns + "/events", Status: 201},
 	}
 	cleanReconciles := []reconcileRecord{
-		{ref: op, at: at(18), wake: at(22)},
-		{ref: op, at: at(22.01), wake: at(26)},
+		{proc: "a", ref: op, at: at(18), wake: at(22)},
+		{proc: "a", ref: op, at: at(22.01), wake: at(26)},
+		{proc: "b", ref: op, at: at(23)}, // b's start: a failover
 	}
 	retries := map[string]int64{"p1": 1}
 	if v := checkFaultRun(ns, clean, cleanReconciles, deleted, quietFrom, quietTo, retries); len(v) != 0 {
@@ -47,7 +48,7 @@ func TestFaultCheckerFindsViolations(t *testing.T) {
 		{"budget spent on a read error", clean, cleanReconciles, map[string]int64{"p1": 2}, "budget spent"},
 		{"budget spent without a failed write", clean, cleanReconciles, map[string]int64{"p1": 1, "p0": 1}, "p0: retryCount 1"},
 		{"a write in the quiet window", append(clean, reqRecord{At: at(21), Proc: "engine", Method: http.MethodPatch, Path: "/apis/rightsizing.kubex.ai/v1alpha1/namespaces/" + ns + "/objectpatches/p0/status", Status: 200}), cleanReconciles, retries, "in the quiet window"},
-		{"a reconcile no wake-up asked for", clean, append(cleanReconciles, reconcileRecord{ref: op, at: at(23)}), retries, "reconciled 2 times"},
+		{"a reconcile no wake-up asked for", clean, append(cleanReconciles, reconcileRecord{proc: "b", ref: op, at: at(23.5)}), retries, "reconciled 2 times"},
 	} {
 		v := checkFaultRun(ns, c.recs, c.reconciles, deleted, quietFrom, quietTo, c.retries)
 		if len(v) != 1 || !strings.Contains(v[0], c.want) {

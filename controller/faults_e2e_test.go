@@ -671,7 +671,8 @@ func ownWrite(ns string, rec reqRecord) bool {
 // checkQuiet checks a quiet world: once converged, no write of the
 // schedule's objects (paths naming ns) in [quietFrom, quietTo), and every
 // reconcile of one of them in it asked for by a wake-up of the same object
-// (due from a second before the window on).
+// (due from a second before the window on) or by the start of the process
+// (its first reconcile of the object).
 func checkQuiet(ns string, recs []reqRecord, reconciles []reconcileRecord, quietFrom, quietTo time.Time) []string {
 	var v []string
 	for _, rec := range recs {
@@ -692,8 +693,14 @@ func checkQuiet(ns string, recs []reqRecord, reconciles []reconcileRecord, quiet
 	sort.Slice(refs, func(i, j int) bool { return refs[i].String() < refs[j].String() })
 	for _, ref := range refs {
 		in, asked := 0, 0
+		seenBy := map[string]bool{}
 		for _, rc := range byRef[ref] {
-			if !rc.at.Before(quietFrom) && rc.at.Before(quietTo) {
+			// A process's first reconcile of an object is its start's
+			// (the informers' initial list), as after a failover that
+			// ends in the window: asked for by the start.
+			first := !seenBy[rc.proc]
+			seenBy[rc.proc] = true
+			if !rc.at.Before(quietFrom) && rc.at.Before(quietTo) && !first {
 				in++
 			}
 			if !rc.wake.IsZero() && !rc.wake.Before(quietFrom.Add(-time.Second)) && rc.wake.Before(quietTo) {

@@ -153,20 +153,20 @@ func TestSoak(t *testing.T) {
 	// Queue depth and live heap over time, one line per tenth of the run.
 	maxQueue := 0
 	var heaps []sample
+	lastHeap := uint64(0)
 	step := max(1, len(samples)/10)
 	for i, s := range samples {
 		maxQueue = max(maxQueue, s.queue)
 		if s.heap != 0 {
 			heaps = append(heaps, s)
+			lastHeap = s.heap
 		}
 		if i%step == step-1 || i == len(samples)-1 {
-			lo := max(0, i-step+1)
-			qmax, heap := 0, uint64(0)
-			for _, x := range samples[lo : i+1] {
+			qmax := 0
+			for _, x := range samples[max(0, i-step+1) : i+1] {
 				qmax = max(qmax, x.queue)
-				heap = max(heap, x.heap)
 			}
-			t.Logf("at %6s: queue depth %5d (at most %5d since the last line), live heap %4d MiB", s.at.Round(time.Second), s.queue, qmax, heap>>20)
+			t.Logf("at %6s: queue depth %5d (at most %5d since the last line), live heap %4d MiB (last sampled)", s.at.Round(time.Second), s.queue, qmax, lastHeap>>20)
 		}
 	}
 	if maxQueue > n {
