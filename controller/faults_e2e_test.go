@@ -837,7 +837,7 @@ func (r *faultRun) applyCOD(message string) {
 }
 
 // codConverged: the deployment progressed at revision 2 with its spec
-// observed and the template's hash, revision 2 Ready, revision 1
+// observed, reporting revision 2 and its template's hash, revision 2 Ready, revision 1
 // archived, the ConfigMap holding revision 2's data.
 func (r *faultRun) codConverged() (bool, string) {
 	var bad []string
@@ -847,13 +847,19 @@ func (r *faultRun) codConverged() (bool, string) {
 	}
 	st, _, _ := unstructured.NestedMap(u.Object, "status")
 	og, _ := st["observedGeneration"].(int64)
-	if st["state"] != "Progressed" || og != u.GetGeneration() || st["templateHash"] == nil || st["templateHash"] == "" {
-		bad = append(bad, fmt.Sprintf("deployment: state %v reason %v observedGeneration %d of %d templateHash %v", st["state"], st["reason"], og, u.GetGeneration(), st["templateHash"]))
+	if st["state"] != "Progressed" || og != u.GetGeneration() {
+		bad = append(bad, fmt.Sprintf("deployment: state %v reason %v observedGeneration %d of %d", st["state"], st["reason"], og, u.GetGeneration()))
 	}
 	if s2, err := r.dyn.Resource(cosGVR).Get(r.ctx, r.ns+"-2", metav1.GetOptions{}); err != nil {
 		bad = append(bad, "revision 2: "+err.Error())
-	} else if state, _, _ := unstructured.NestedString(s2.Object, "status", "state"); state != "Ready" {
-		bad = append(bad, "revision 2: state "+state)
+	} else {
+		if state, _, _ := unstructured.NestedString(s2.Object, "status", "state"); state != "Ready" {
+			bad = append(bad, "revision 2: state "+state)
+		}
+		// The deployment reports the template revision 2 was made from.
+		if hash := s2.GetLabels()["olm.operatorframework.io/template-hash"]; st["templateHash"] != hash || st["latestRevision"] != int64(2) {
+			bad = append(bad, fmt.Sprintf("deployment: templateHash %v latestRevision %v, revision 2's template hash %q", st["templateHash"], st["latestRevision"], hash))
+		}
 	}
 	if s1, err := r.dyn.Resource(cosGVR).Get(r.ctx, r.ns+"-1", metav1.GetOptions{}); err != nil {
 		bad = append(bad, "revision 1: "+err.Error())
