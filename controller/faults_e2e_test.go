@@ -65,6 +65,7 @@ import (
 var (
 	faultsAll    = flag.Bool("faults.all", false, "TestFaultSchedulesOnKube: run every schedule (make faults), not a seeded sample")
 	faultsSeed   = flag.Uint64("faults.seed", 18, "TestFaultSchedulesOnKube: the seed of the sample and of the watch faults")
+	faultsKinds  = flag.String("faults.kinds", "", "TestFaultSchedulesOnKube: only the schedules of these fault kinds (comma-separated: crash, apiserver-restart, failover, shard-reassignment, stale, delay, drop, duplicate); empty: all")
 	faultsWorlds = flag.String("faults.worlds", "op,cod", "TestFaultSchedulesOnKube: the worlds to run, of op (ObjectPatches) and cod (a ClusterObjectDeployment)")
 )
 
@@ -756,6 +757,10 @@ func TestFaultSchedulesOnKube(t *testing.T) {
 			t.Fatalf("%s: the fault-free run made no write: nothing to schedule", world)
 		}
 		schedules := faultSchedules(base.writes, *faultsAll, *faultsSeed)
+		if *faultsKinds != "" {
+			keep := strings.Split(*faultsKinds, ",")
+			schedules = slices.DeleteFunc(schedules, func(s faultSchedule) bool { return !slices.Contains(keep, string(s.kind)) })
+		}
 		run += len(schedules)
 		for i, s := range schedules {
 			res := runFaultSchedule(t, cp, world, ms, s, i+1)
