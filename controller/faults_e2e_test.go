@@ -1,33 +1,37 @@
 package controller_test
 
 // The fault schedules of issue 18 on kube-apiserver. Each schedule runs one
-// fixed world (ObjectPatches created, applied, one deleted, one edited, one
-// losing a claim, one waiting for a target that appears later) against the
-// shipped ObjectPatch policy with one fault: a crash of the engine after its
-// k-th write (a new engine starts at once), informers held N events behind,
-// watch events delayed, dropped or duplicated, kube-apiserver restarted
-// after the k-th write with etcd kept, two elected replicas whose leader
-// crashes after the k-th write, or two shards of which the one that made
-// the k-th write crashes and the other takes every object. The schedules
-// are generated from the fault-free run (its write count gives the write
-// indices), not picked by hand.
+// of two fixed worlds: ObjectPatches (created, applied, one deleted, one
+// edited, one losing a claim, one waiting for a target that appears later)
+// against the shipped ObjectPatch policy, or a ClusterObjectDeployment
+// whose template changes (revision 2 takes over from revision 1) against
+// the shipped rollout policies; with one fault: a crash of the engine
+// after its k-th write (a new engine starts at once), informers held N
+// events behind, watch events delayed, dropped or duplicated,
+// kube-apiserver restarted after the k-th write with etcd kept, two
+// elected replicas whose leader crashes after the k-th write, or two shards
+// of which the one that made the k-th write crashes and the other takes
+// every object. The schedules are generated from the fault-free run (its
+// write count gives the write indices), not picked by hand.
 //
-// After the world's script ends the faults stop, and a checker asserts the
-// safety properties on what the server received (every request of every
-// engine process is recorded):
+// After the world's script ends the watch faults stop, and a checker
+// asserts the safety properties on what the server received (every request
+// of every engine process is recorded):
 //   - no write to a patch's target after the patch was deleted;
 //   - no write of a patch that lost its claim reaches the target;
 //   - retry budget is spent only on failed target writes (never for a
 //     read error, a crash or a restart);
-//   - convergence within faultConverge: every patch in its expected state
-//     with its spec observed, every target holding the patch (no status
-//     update lost, no object stuck);
+//   - each revision created once, each revision number held by one
+//     revision (never two revisions for one template);
+//   - convergence within faultConverge: every object in its expected state
+//     with its spec observed (no status update lost, no object stuck);
 //   - a quiet world stays quiet: once converged, no write for
 //     faultQuiet, and no object reconciled more often than the wake-ups
 //     its own reconciles asked for.
 //
 // go test -run TestFaultSchedulesOnKube runs a seeded sample; with
-// -args -faults.all (make faults) every schedule.
+// -args -faults.all (make faults) every schedule; -faults.worlds and
+// -faults.kinds pick some. RELIABILITY.md records the figures.
 
 import (
 	"context"
