@@ -35,6 +35,7 @@ import (
 	"k8s.io/kubernetes/pkg/registry/core/configmap"
 	"k8s.io/kubernetes/pkg/registry/core/event"
 	"k8s.io/kubernetes/pkg/registry/core/namespace"
+	"k8s.io/kubernetes/pkg/registry/core/persistentvolumeclaim"
 	"k8s.io/kubernetes/pkg/registry/core/secret"
 	"k8s.io/kubernetes/pkg/registry/core/service"
 	"k8s.io/kubernetes/pkg/registry/core/serviceaccount"
@@ -100,6 +101,7 @@ var builtinKinds = func() []*builtinKind {
 		}(),
 		legacy("v1", "ConfigMap", "configmaps", adapters.Namespaced, configmap.Strategy, nil),
 		legacy("v1", "Secret", "secrets", adapters.Namespaced, secret.Strategy, nil),
+		legacy("v1", "PersistentVolumeClaim", "persistentvolumeclaims", adapters.Namespaced, persistentvolumeclaim.Strategy, persistentvolumeclaim.StatusStrategy),
 		legacy("v1", "Service", "services", adapters.Namespaced, service.Strategy, service.StatusStrategy),
 		legacy("v1", "ServiceAccount", "serviceaccounts", adapters.Namespaced, serviceaccount.Strategy, nil),
 		legacy("apps/v1", "Deployment", "deployments", adapters.Namespaced, deploymentregistry.Strategy, deploymentregistry.StatusStrategy),
@@ -167,3 +169,14 @@ var builtinServers = func() map[*builtinKind]server {
 	}
 	return m
 }()
+
+// BuiltinKinds returns the apiVersion of each built-in kind every Cluster
+// serves, by kind: the kinds a scenario may name without loading their
+// definition.
+func BuiltinKinds() map[string]string {
+	out := make(map[string]string, len(builtinKinds))
+	for _, b := range builtinKinds {
+		out[b.kind] = b.apiVersion
+	}
+	return out
+}
