@@ -87,7 +87,7 @@ func New(client *kube.Client, machines []*fsm.Machine, opts Options) (*Controlle
 		machines: map[schema.GroupVersionKind]*fsm.Machine{},
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
 			workqueue.DefaultTypedControllerRateLimiter[adapters.Ref](),
-			workqueue.TypedRateLimitingQueueConfig[adapters.Ref]{Name: "statecraft"}),
+			workqueue.TypedRateLimitingQueueConfig[adapters.Ref]{Name: "statecraft", MetricsProvider: queueMetricsProvider{}}),
 	}
 	for _, m := range machines {
 		for _, r := range m.Resources {
