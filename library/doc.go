@@ -11,12 +11,14 @@
 // of collision protection; rollout.observe sets each object beside its live
 // copy (who controls it, which revision, whether it is in sync, the
 // manifest a handoff would apply); rollout.probe evaluates the author's
-// progression probes. Results are typed (types.go): a misspelled field of
-// one is a compile error.
+// progression probes; objpatch.arbitrate applies claims arbitration in the
+// order the rule file gives it. Results are typed (types.go): a misspelled
+// field of one is a compile error.
 //
 // It decides nothing: the precedence of ownership relations, a phase's
 // completion, the default readiness of each kind, the order of a teardown,
-// collision protection's default are in the rule files. Rule files decide,
+// collision protection's default and the order claims are arbitrated in
+// are in the rule files. Rule files decide,
 // package fsm compiles expressions against EnvOptions, and package engine
 // evaluates them. The merge-patch, selector-operation and claims
 // computations themselves are library/objpatch's.

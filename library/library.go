@@ -86,7 +86,7 @@ func (l statecraftLib) CompileOptions() []cel.EnvOption {
 		cel.Function("backoff",
 			cel.Overload("backoff_duration_int_duration", []*cel.Type{cel.DurationType, cel.IntType, cel.DurationType}, cel.DurationType,
 				cel.FunctionBinding(backoffFn))),
-	}, objpatchFunctions(l.mem)...)
+	}, objpatchFunctions(l.mem, l.rt)...)
 }
 
 // refOf returns {apiVersion, kind, namespace, name} of an object.
