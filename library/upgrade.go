@@ -35,6 +35,19 @@ func (upgradeLib) CompileOptions() []cel.EnvOption {
 		cel.Function("upgrade.minor",
 			cel.Overload("upgrade_minor_string", []*cel.Type{str}, str,
 				cel.UnaryBinding(func(v ref.Val) ref.Val { return types.String(MinorOf(string(asString(v)))) }))),
+		cel.Function("upgrade.compare",
+			cel.Overload("upgrade_compare_string_string", []*cel.Type{str, str}, cel.IntType,
+				cel.BinaryBinding(func(a, b ref.Val) ref.Val {
+					v, ok1 := Parse(string(asString(a)))
+					w, ok2 := Parse(string(asString(b)))
+					switch {
+					case !ok1:
+						return types.NewErr("upgrade.compare: %q is not a version", asString(a))
+					case !ok2:
+						return types.NewErr("upgrade.compare: %q is not a version", asString(b))
+					}
+					return types.Int(v.Compare(w))
+				}))),
 		cel.Function("upgrade.isPatchStep",
 			cel.Overload("upgrade_ispatchstep_string_string", []*cel.Type{str, str}, cel.BoolType,
 				cel.BinaryBinding(func(a, b ref.Val) ref.Val {
@@ -68,6 +81,14 @@ func (upgradeLib) CompileOptions() []cel.EnvOption {
 						return types.NewErr("upgrade.inWindow: %v", err)
 					}
 					return types.Bool(in)
+				}))),
+		cel.Function("upgrade.leaseExpiry",
+			cel.Overload("upgrade_leaseexpiry_dyn", []*cel.Type{dyn}, cel.OptionalType(cel.TimestampType),
+				cel.UnaryBinding(func(v ref.Val) ref.Val {
+					if t, ok := LeaseExpiry(ToGo(v)); ok {
+						return types.OptionalOf(types.Timestamp{Time: t})
+					}
+					return types.OptionalNone
 				}))),
 		cel.Function("upgrade.leaseHeld",
 			cel.Overload("upgrade_leaseheld_dyn_timestamp", []*cel.Type{dyn, cel.TimestampType}, cel.BoolType,
@@ -344,4 +365,31 @@ func LeaseHeld(lease any, now time.Time) bool {
 		return true
 	}
 	return last.Add(time.Duration(secs) * time.Second).After(now)
+}
+
+// LeaseExpiry returns when a coordination.k8s.io Lease runs out: its
+// renewTime (else its acquireTime) plus leaseDurationSeconds. It reports
+// false when the Lease says no duration or no time it could be counted
+// from. Whether the Lease is held (a holder named, the expiry ahead) is the
+// rule file's to say.
+func LeaseExpiry(lease any) (time.Time, bool) {
+	m, _ := lease.(map[string]any)
+	spec, _ := m["spec"].(map[string]any)
+	var secs int64
+	switch d := spec["leaseDurationSeconds"].(type) {
+	case int64:
+		secs = d
+	case float64:
+		secs = int64(d)
+	default:
+		return time.Time{}, false
+	}
+	for _, f := range []string{"renewTime", "acquireTime"} {
+		if s, _ := spec[f].(string); s != "" {
+			if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+				return t.Add(time.Duration(secs) * time.Second).UTC(), true
+			}
+		}
+	}
+	return time.Time{}, false
 }

@@ -165,6 +165,36 @@ func TestLeaseHeld(t *testing.T) {
 	}
 }
 
+func TestLeaseExpiry(t *testing.T) {
+	lease := func(renew, acquire string, secs any) any {
+		spec := map[string]any{"holderIdentity": "ichor-executor", "renewTime": renew, "acquireTime": acquire}
+		if secs != nil {
+			spec["leaseDurationSeconds"] = secs
+		}
+		return map[string]any{"spec": spec}
+	}
+	for _, c := range []struct {
+		lease any
+		want  string // "" for none
+	}{
+		{lease("2026-11-04T02:59:30.000000Z", "", int64(60)), "2026-11-04T03:00:30Z"},
+		{lease("", "2026-11-04T02:00:00Z", float64(15)), "2026-11-04T02:00:15Z"},
+		{lease("garbage", "2026-11-04T02:00:00Z", int64(15)), "2026-11-04T02:00:15Z"},
+		{lease("2026-11-04T02:59:30.000000Z", "", nil), ""}, // no duration
+		{lease("", "", int64(60)), ""},                      // no time
+		{map[string]any{}, ""},
+	} {
+		at, ok := LeaseExpiry(c.lease)
+		got := ""
+		if ok {
+			got = at.Format(time.RFC3339)
+		}
+		if got != c.want {
+			t.Errorf("LeaseExpiry(%v) = %q, want %q", c.lease, got, c.want)
+		}
+	}
+}
+
 // The CRD refuses what upgrade.validWindow refuses: the IchorInstallation
 // CRD's window pattern and component enum are the ones this file uses.
 func TestCRDWindowAndComponents(t *testing.T) {
@@ -218,6 +248,7 @@ func TestUpgradeCEL(t *testing.T) {
 		`upgrade.version('v1.10.4').minorString == '1.10' && upgrade.version('v1.10.4').final`,
 		`!upgrade.version('v1.10').ok`,
 		`upgrade.minor('v1.31.2') == '1.31' && upgrade.minor('x') == ''`,
+		`upgrade.compare('v1.10.5', '1.10.10') < 0 && upgrade.compare('1.10.0', 'v1.10.0-rc.1') > 0 && upgrade.compare('v1.10.5', '1.10.5') == 0`,
 		`upgrade.isPatchStep('v1.10.2', 'v1.10.4') && !upgrade.isPatchStep('v1.10.2', 'v1.11.0')`,
 		`upgrade.newestPatch('v1.10.2', ['v1.10.3', 'v1.10.5', 'v1.11.0']) == 'v1.10.5'`,
 		`upgrade.newestPatch('v1.10.5', ['v1.10.3']) == ''`,
@@ -226,6 +257,8 @@ func TestUpgradeCEL(t *testing.T) {
 		`upgrade.validWindow('22:00-02:00') && upgrade.validWindow('') && !upgrade.validWindow('25:00-02:00')`,
 		`upgrade.inWindow('22:00-02:00', timestamp('2026-11-04T01:30:00Z'))`,
 		`!upgrade.inWindow('02:00-05:00', timestamp('2026-11-04T05:00:00Z'))`,
+		`upgrade.leaseExpiry({'spec': {'holderIdentity': 'x', 'renewTime': '2026-11-04T01:00:00Z', 'leaseDurationSeconds': 60}}) == optional.of(timestamp('2026-11-04T01:01:00Z'))`,
+		`!upgrade.leaseExpiry({'spec': {'holderIdentity': 'x'}}).hasValue()`,
 		`upgrade.leaseHeld({'spec': {'holderIdentity': 'x', 'renewTime': '2026-11-04T01:00:00Z', 'leaseDurationSeconds': 60}}, timestamp('2026-11-04T01:00:30Z'))`,
 	} {
 		ast, iss := env.Compile(expr)
@@ -242,10 +275,19 @@ func TestUpgradeCEL(t *testing.T) {
 			t.Errorf("%s = %v, %v", expr, out, err)
 		}
 	}
-	// A malformed window is an evaluation error, not a silent false.
-	ast, _ := env.Compile(`upgrade.inWindow('2am-5am', timestamp('2026-11-04T01:30:00Z'))`)
-	prg, _ := env.Program(ast)
-	if _, _, err := prg.Eval(map[string]any{}); err == nil {
-		t.Error("upgrade.inWindow accepted a malformed window")
+	// A malformed window or version is an evaluation error, not a silent
+	// false.
+	for _, expr := range []string{
+		`upgrade.inWindow('2am-5am', timestamp('2026-11-04T01:30:00Z'))`,
+		`upgrade.compare('v1.10', 'v1.10.0') == 0`,
+	} {
+		ast, iss := env.Compile(expr)
+		if iss.Err() != nil {
+			t.Fatalf("%s: %v", expr, iss.Err())
+		}
+		prg, _ := env.Program(ast)
+		if _, _, err := prg.Eval(map[string]any{}); err == nil {
+			t.Errorf("%s: no evaluation error", expr)
+		}
 	}
 }
