@@ -12,7 +12,8 @@
 // copy (who controls it, which revision, whether it is in sync, the
 // manifest a handoff would apply); rollout.probe evaluates the author's
 // progression probes. Results are typed (types.go): a misspelled field of
-// one is a compile error.
+// one (rollout.probe(o, p).redy, upgrade.version(v).minr) is a compile
+// error.
 //
 // It decides nothing: the precedence of ownership relations, a phase's
 // completion, the default readiness of each kind, the order of a teardown,

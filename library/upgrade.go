@@ -19,19 +19,21 @@ import (
 	"github.com/google/cel-go/common/types/ref"
 )
 
-type upgradeLib struct{}
+// upgradeLib is the upgrade functions, their records typed by rt.
+type upgradeLib struct {
+	rt *resultTypes
+}
 
 func (upgradeLib) LibraryName() string { return "statecraft.upgrade" }
 
 func (upgradeLib) ProgramOptions() []cel.ProgramOption { return nil }
 
-func (upgradeLib) CompileOptions() []cel.EnvOption {
+func (l upgradeLib) CompileOptions() []cel.EnvOption {
 	dyn := cel.DynType
 	str := cel.StringType
-	mapSD := cel.MapType(cel.StringType, cel.DynType)
 	return []cel.EnvOption{
 		cel.Function("upgrade.version",
-			cel.Overload("upgrade_version_string", []*cel.Type{str}, mapSD,
+			cel.Overload("upgrade_version_string", []*cel.Type{str}, l.rt.version.CelType(),
 				cel.UnaryBinding(func(v ref.Val) ref.Val { return ToCEL(ParseVersion(string(asString(v)))) }))),
 		cel.Function("upgrade.minor",
 			cel.Overload("upgrade_minor_string", []*cel.Type{str}, str,

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/common/types"
 	"github.com/statecraft/statecraft/jsonvalue"
 	"sigs.k8s.io/yaml"
 )
@@ -226,5 +227,45 @@ func TestUpgradeCEL(t *testing.T) {
 		if _, _, err := prg.Eval(map[string]any{}); err == nil {
 			t.Errorf("%s: no evaluation error", expr)
 		}
+	}
+}
+
+// The upgrade functions' results are typed: a field upgrade.version does
+// not return is a compile error, as is a result used as the wrong type;
+// every field it does return compiles, typed.
+func TestUpgradeResultTypes(t *testing.T) {
+	env, err := cel.NewEnv(append(EnvOptions(nil), cel.Variable("x", cel.DynType))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for expr, ok := range map[string]bool{
+		"upgrade.version('v1.10.4').ok && upgrade.version('v1.10.4').final":                    true,
+		"upgrade.version(x.v).major + upgrade.version(x.v).minor + upgrade.version(x.v).patch": true,
+		"upgrade.version(x.v).pre + upgrade.version(x.v).minorString":                          true,
+		"upgrade.version(x.v).minr":                                                          false,
+		"upgrade.version(x.v).minorString + 1":                                               false,
+		"upgrade.version(x.v).final == 'true'":                                               false,
+		"upgrade.leaseExpiry(x).orValue(timestamp('2026-01-01T00:00:00Z')) > timestamp(x.t)": true,
+		"upgrade.leaseExpiry(x) > timestamp(x.t)":                                            false,
+		"upgrade.compare(x.a, x.b) < 0":                                                      true,
+		"upgrade.compare(x.a, x.b) == 'older'":                                               false,
+	} {
+		_, iss := env.Compile(expr)
+		if got := iss.Err() == nil; got != ok {
+			t.Errorf("%s: compiles %v, want %v (%v)", expr, got, ok, iss.Err())
+		}
+	}
+	// At run time the record is the map ParseVersion builds, read through
+	// the declared fields.
+	ast, iss := env.Compile(`upgrade.version('v1.11.0-beta.1').pre == 'beta.1' && !upgrade.version('v1.11.0-beta.1').final && upgrade.version('v1.11.0-beta.1').minor == 11`)
+	if iss.Err() != nil {
+		t.Fatal(iss.Err())
+	}
+	prg, err := env.Program(ast)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, _, err := prg.Eval(map[string]any{"x": map[string]any{}}); err != nil || out != types.True {
+		t.Errorf("upgrade.version fields at run time = %v, %v", out, err)
 	}
 }
