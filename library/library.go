@@ -43,7 +43,7 @@ func EnvOptions(mem *Memory) []cel.EnvOption {
 		k8slib.CIDR(),
 		k8slib.Format(),
 		cel.Lib(statecraftLib{mem, rt}),
-		cel.Lib(upgradeLib{}),
+		cel.Lib(upgradeLib{rt}),
 		cel.Lib(rolloutLib{mem, rt}),
 		cel.Lib(scheduleLib{mem}),
 		// Last: the libraries above register types with the standard
