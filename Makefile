@@ -59,7 +59,7 @@ sim:
 # API server; STATECRAFT_REQUIRE_CONTROLPLANE=1 makes a missing binary a
 # failure instead of a skip.
 test: hygiene vet cluster image
-	STATECRAFT_REQUIRE_CONTROLPLANE=1 $(GO) test -count=1 ./...
+	STATECRAFT_REQUIRE_CONTROLPLANE=1 $(GO) test -count=1 -timeout 45m ./...
 	$(MAKE) fuzz
 	$(GO) run ./cmd/statecraft test examples spec
 
