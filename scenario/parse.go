@@ -35,6 +35,24 @@ type Scenario struct {
 	Events    []*Event
 	Expects   []*Expect
 	DeclRange hcl.Range
+
+	// Recorded stages Objects as a recording of a real cluster holds them:
+	// with the uid, creationTimestamp and generation the server gave them
+	// (see Restorer), so that owner references and observed generations
+	// still hold.
+	Recorded bool
+	// Resume, when set, says how the engine's work stood at the start, for
+	// a recording that starts in the middle of a run: each listed object
+	// is first reconciled at its Wake (none: only when something changes)
+	// instead of at the start.
+	Resume []Resume
+}
+
+// Resume is the engine's pending wake-up of one starting object.
+type Resume struct {
+	Object Target
+	Wake   *time.Duration // nil: the object was at rest, waiting for a change
+	Range  hcl.Range
 }
 
 // Event is something the world does at a time: create, update, patch or
@@ -103,15 +121,18 @@ var fileSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{{Type: "scenari
 var scenarioSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
 		{Name: "rules"}, {Name: "start"}, {Name: "run_for", Required: true},
-		{Name: "seed"}, {Name: "objects"},
+		{Name: "seed"}, {Name: "objects"}, {Name: "recorded"},
 	},
 	Blocks: append([]hcl.BlockHeaderSchema{
 		{Type: "rule", LabelNames: []string{"name"}},
 		{Type: "at", LabelNames: []string{"time"}},
 		{Type: "every", LabelNames: []string{"interval"}},
 		{Type: "expect", LabelNames: []string{"time"}},
+		{Type: "resume", LabelNames: []string{"object"}},
 	}, stagingBlocks...),
 }
+
+var resumeSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "wake"}}}
 
 var ruleSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "params"}}}
 
@@ -198,6 +219,14 @@ func Parse(src []byte, filename string) (*Scenario, hcl.Diagnostics) {
 			s.Objects = append(s.Objects, objs...)
 		}
 	}
+	if a, ok := body.Attributes["recorded"]; ok {
+		v, d := a.Expr.Value(nil)
+		diags = append(diags, d...)
+		if !d.HasErrors() && v.Type() != cty.Bool {
+			diags = append(diags, exprDiag(a.Expr, "Expected a bool", "recorded is true or false."))
+		}
+		s.Recorded = !d.HasErrors() && v.Type() == cty.Bool && v.True()
+	}
 	st, d := decodeStaging(&hcl.BodyContent{Blocks: body.Blocks})
 	diags = append(diags, d...)
 	s.Staging = st
@@ -226,6 +255,12 @@ func Parse(src []byte, filename string) (*Scenario, hcl.Diagnostics) {
 			diags = append(diags, d...)
 			if e != nil {
 				s.Expects = append(s.Expects, e)
+			}
+		case "resume":
+			rs, d := resume(blk)
+			diags = append(diags, d...)
+			if rs != nil {
+				s.Resume = append(s.Resume, *rs)
 			}
 		}
 	}
@@ -335,6 +370,22 @@ func (s *Scenario) event(b *hcl.Block) (*Event, hcl.Diagnostics) {
 		e.Patch = append(e.Patch, pe)
 	}
 	return e, diags
+}
+
+func resume(b *hcl.Block) (*Resume, hcl.Diagnostics) {
+	t, err := parseTarget(b.Labels[0])
+	if err != nil {
+		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid object", Detail: err.Error(), Subject: b.LabelRanges[0].Ptr()}}
+	}
+	t.Range = b.LabelRanges[0]
+	rs := &Resume{Object: t, Range: b.DefRange}
+	body, diags := b.Body.Content(resumeSchema)
+	if a, ok := body.Attributes["wake"]; ok {
+		w, d := durationValue(a.Expr)
+		diags = append(diags, d...)
+		rs.Wake = &w
+	}
+	return rs, diags
 }
 
 func expect(b *hcl.Block) (*Expect, hcl.Diagnostics) {
