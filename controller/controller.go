@@ -339,8 +339,10 @@ func (c *Controller) next(ctx context.Context) bool {
 		err = fmt.Errorf("API discovery failed during the reconcile; nothing was written")
 	}
 	if obs != nil {
+		// After the object is queued again: what observers do (writing
+		// decision records) does not delay its wake-up.
 		rep.Err = err
-		obs.Done(rep)
+		defer obs.Done(rep)
 	}
 	if err != nil {
 		c.failures.Add(1)

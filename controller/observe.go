@@ -107,13 +107,13 @@ func (t teeTracer) Problem(now time.Time, ref adapters.Ref, p *engine.Problem) {
 // none) and the API and tracer the reconcile uses.
 func (c *Controller) observe(m *fsm.Machine, ref adapters.Ref, now time.Time, tr *tracer) (ReconcileObserver, adapters.API, engine.Tracer) {
 	var obs observers
-	if c.opts.DecisionRecords > 0 && c.opts.Shadow == nil {
-		obs = append(obs, &decisionCollector{c: c, ref: ref})
-	}
 	if c.opts.Observer != nil {
 		if o := c.opts.Observer.Reconciling(m, ref, now); o != nil {
 			obs = append(obs, o)
 		}
+	}
+	if c.opts.DecisionRecords > 0 && c.opts.Shadow == nil {
+		obs = append(obs, &decisionCollector{c: c, ref: ref})
 	}
 	switch len(obs) {
 	case 0:
