@@ -46,6 +46,11 @@ type Scenario struct {
 	// is first reconciled at its Wake (none: only when something changes)
 	// instead of at the start.
 	Resume []Resume
+	// Pinned (schedule = "events") makes the engine reconcile only when an
+	// event says so (Event.Reconcile): never at the start, on a change or
+	// at a wake-up. A recording replayed at the times the controller
+	// reconciled, to compare its decisions with the recorded ones.
+	Pinned bool
 }
 
 // Resume is the engine's pending wake-up of one starting object.
@@ -74,6 +79,11 @@ type Event struct {
 	Propagation string
 	Patch       []PatchEvent
 	Range       hcl.Range
+
+	// Reconcile lists objects the engine reconciles at this time: in a
+	// scenario whose schedule is "events" (Scenario.Pinned), the only
+	// reconciles there are.
+	Reconcile []Target
 }
 
 // PatchEvent merge-patches one object.
@@ -121,7 +131,7 @@ var fileSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{{Type: "scenari
 var scenarioSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
 		{Name: "rules"}, {Name: "start"}, {Name: "run_for", Required: true},
-		{Name: "seed"}, {Name: "objects"}, {Name: "recorded"},
+		{Name: "seed"}, {Name: "objects"}, {Name: "recorded"}, {Name: "schedule"},
 	},
 	Blocks: append([]hcl.BlockHeaderSchema{
 		{Type: "rule", LabelNames: []string{"name"}},
@@ -137,7 +147,7 @@ var resumeSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "wak
 var ruleSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "params"}}}
 
 var eventSchema = &hcl.BodySchema{
-	Attributes: append([]hcl.AttributeSchema{{Name: "create"}, {Name: "delete"}, {Name: "from"}, {Name: "until"}, {Name: "as"}, {Name: "propagation"}, {Name: "restart"}}, stagingAttrs...),
+	Attributes: append([]hcl.AttributeSchema{{Name: "create"}, {Name: "delete"}, {Name: "from"}, {Name: "until"}, {Name: "as"}, {Name: "propagation"}, {Name: "restart"}, {Name: "reconcile"}}, stagingAttrs...),
 	Blocks:     append([]hcl.BlockHeaderSchema{{Type: "patch", LabelNames: []string{"object"}}}, stagingBlocks...),
 }
 
@@ -226,6 +236,19 @@ func Parse(src []byte, filename string) (*Scenario, hcl.Diagnostics) {
 			diags = append(diags, exprDiag(a.Expr, "Expected a bool", "recorded is true or false."))
 		}
 		s.Recorded = !d.HasErrors() && v.Type() == cty.Bool && v.True()
+	}
+	if a, ok := body.Attributes["schedule"]; ok {
+		v, d := stringValue(a.Expr)
+		diags = append(diags, d...)
+		switch v {
+		case "simulator":
+		case "events":
+			s.Pinned = true
+		default:
+			if !d.HasErrors() {
+				diags = append(diags, exprDiag(a.Expr, "Invalid schedule", "schedule is \"simulator\" (the default: the engine reconciles at the start, on changes and at its wake-ups) or \"events\" (only where an at block's reconcile says)."))
+			}
+		}
 	}
 	st, d := decodeStaging(&hcl.BodyContent{Blocks: body.Blocks})
 	diags = append(diags, d...)
@@ -319,6 +342,19 @@ func (s *Scenario) event(b *hcl.Block) (*Event, hcl.Diagnostics) {
 			}
 			t.Range = a.Expr.Range()
 			e.Delete = append(e.Delete, t)
+		}
+	}
+	if a, ok := body.Attributes["reconcile"]; ok {
+		refs, d := stringList(a.Expr)
+		diags = append(diags, d...)
+		for _, r := range refs {
+			t, err := parseTarget(r)
+			if err != nil {
+				diags = append(diags, exprDiag(a.Expr, "Invalid object", err.Error()))
+				continue
+			}
+			t.Range = a.Expr.Range()
+			e.Reconcile = append(e.Reconcile, t)
 		}
 	}
 	if a, ok := body.Attributes["as"]; ok {

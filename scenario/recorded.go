@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/statecraft/statecraft/adapters"
@@ -44,4 +45,23 @@ func (r *runner) scheduleStart(ref adapters.Ref) {
 		return
 	}
 	r.schedule(ref, r.s.Start)
+}
+
+// reconcileNow reconciles an object now, as an event says (a scenario
+// replayed at a recording's reconcile times).
+func (r *runner) reconcileNow(ctx context.Context, t Target) error {
+	ref, err := r.target(t)
+	if err != nil {
+		return err
+	}
+	d := r.objs[ref]
+	if d == nil {
+		m, bound := r.machines[ref.APIVersion+"/"+ref.Kind]
+		if !bound {
+			return fmt.Errorf("%s: reconcile %s: no machine drives %s", t.Range, t, t.Kind)
+		}
+		d = &driven{ref: ref, machine: m}
+		r.objs[ref] = d
+	}
+	return r.reconcile(ctx, d)
 }

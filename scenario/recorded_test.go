@@ -119,3 +119,34 @@ func TestRecordedScenario(t *testing.T) {
 		t.Errorf("resumed at rest: %s", got)
 	}
 }
+
+// schedule = "events": the engine reconciles only where an at block's
+// reconcile says, at those times: no reconcile at the start, no recheck
+// (the drift at 7m is seen at the 11m reconcile, not at the 10m recheck),
+// and an object no machine drives is a world line.
+func TestPinnedSchedule(t *testing.T) {
+	got := transitions(runRecorded(t, `  recorded = true
+  schedule = "events"
+  at "3m" {
+    reconcile = ["ObjectPatch/rec/p"]
+  }
+  at "11m" {
+    reconcile = ["ObjectPatch/rec/p"]
+  }
+`))
+	if want := `+0d00:11:00  ObjectPatch/rec/p: Applied → NeedsUpdate by "drifted" reason Drifted`; got != want {
+		t.Errorf("pinned:\n got %s\nwant %s", got, want)
+	}
+	lines := runRecorded(t, `  schedule = "events"
+  at "1m" {
+    reconcile = ["ConfigMap/rec/target"]
+  }
+`)
+	found := false
+	for _, l := range lines {
+		found = found || l.Kind == "world" && strings.Contains(l.Text, "reconcile ConfigMap/rec/target: no machine drives ConfigMap")
+	}
+	if !found || transitions(lines) != "" {
+		t.Errorf("reconciling an object no machine drives: %v", lines)
+	}
+}

@@ -199,6 +199,9 @@ func (r *runner) schedule(ref adapters.Ref, at time.Time) {
 
 // wake queues a reconcile of d at at, superseding any queued before.
 func (r *runner) wake(d *driven, at time.Time) {
+	if r.s.Pinned {
+		return // reconciles only where events say (reconcileNow)
+	}
 	d.gen++
 	r.push(item{at: at, kind: itemReconcile, obj: d, gen: d.gen})
 }
