@@ -205,7 +205,7 @@ func (e *interaction) begin(t *testing.T, d *datadriven.TestData) {
 	}
 	now := interactionStart.Add(at)
 	e.world.Clock().Set(now)
-	e.rec = engine.Start(e.m, e.ref, now, engine.Options{Certify: true})
+	e.rec = engine.Start(e.m, e.ref, now, engine.Options{Certify: true, Steps: true})
 	e.last = nil
 }
 

@@ -81,6 +81,9 @@ type Options struct {
 	// Certify asks, when the reconcile ends at rest without a problem,
 	// for the certificate of that rest (Report.Certificate; see Certify).
 	Certify bool
+	// Steps asks for every step's Snapshot and Decision in the trace (for
+	// a StepTracer); without it the trace holds what fired.
+	Steps bool
 }
 
 // Ready is what a Reconciliation needs next: exactly one of Reads,
@@ -273,7 +276,11 @@ func (r *Reconciliation) observeWave() {
 			v = r.v.observing(r.snap.Observations)
 		}
 		reads := readsWith(r.m, v, r.wave)
-		r.snap.Reads = append(r.snap.Reads, reads...)
+		if r.wave == 0 {
+			r.snap.Reads = reads
+		} else {
+			r.snap.Reads = append(r.snap.Reads, reads...)
+		}
 		if asked := r.answer(reads); len(asked) > 0 {
 			r.need = Ready{Reads: asked}
 			return
@@ -411,7 +418,9 @@ func (r *Reconciliation) decide() {
 	d := step(r.m, r.snap, v, r.problem)
 	r.d = d
 	snap := r.snap
-	r.trace = append(r.trace, Entry{Snapshot: &snap, Decision: d})
+	if r.opts.Steps {
+		r.trace = append(r.trace, Entry{Snapshot: &snap, Decision: d})
+	}
 	switch {
 	case d.Problem != nil:
 		r.rep.Problem = d.Problem

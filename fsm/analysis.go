@@ -353,7 +353,7 @@ func (a *analyzer) checkCycle(cyc []edge, seen map[string]bool) {
 			conj = append(conj, a.conjuncts(p)...)
 		}
 	}
-	if contradictory(conj) {
+	if contradictory(conj) || a.orderBound(cyc, written) {
 		return
 	}
 	// Report each set of transitions once, at the first declared.
@@ -376,6 +376,39 @@ func (a *analyzer) checkCycle(cyc []edge, seen map[string]bool) {
 		steps = append(steps, fmt.Sprintf("%s → %s by %q", a.m.States[e.from].Name, a.m.States[e.to].Name, e.t.Name))
 	}
 	a.warn(first.DeclRange, "Unbounded cycle", "The cycle %s can repeat without end within one reconcile: none of its routes waits (after, at), none of its guards reads a status field the cycle writes, and no two of its guards contradict; it can run into max_steps. Add a wait or a counter in status.", strings.Join(steps, ", "))
+}
+
+// orderBound reports whether the cycle is bounded by the order of its
+// transitions: none of them has actions, each leaves every state of the
+// cycle, and no guard of theirs reads a status field the cycle writes, the
+// state field or outcome. Then the reconcile's observations stay as they
+// are, every guard has one value in all the cycle's states, and the first
+// of the cycle's transitions that holds is the one taken in each of them:
+// a cycle of two or more transitions cannot go round (and one transition's
+// self-loop is a rest or is reported as such).
+func (a *analyzer) orderBound(cyc []edge, written map[string]bool) bool {
+	for _, e := range cyc {
+		if len(e.t.Actions) > 0 {
+			return false
+		}
+		for _, c := range cyc {
+			if !fromIncludes(e.t, a.m.States[c.from].Name) {
+				return false
+			}
+		}
+		for f := range a.statusReads(e.t.When) {
+			if written[f] || f == a.m.StateField || f == "outcome" {
+				return false
+			}
+		}
+	}
+	first := cyc[0].t
+	for _, e := range cyc {
+		if e.t != first {
+			return true
+		}
+	}
+	return false // one transition all round: its own routes decide
 }
 
 // writes returns the top-level status fields a route writes that can bound
@@ -700,9 +733,11 @@ func (a *analyzer) collect() {
 }
 
 // restingLoop reports whether a self-loop route of t is a rest the second
-// time it is taken in one reconcile: t makes no request, and nothing the
-// route writes reads the memory (status) or the observations, so it writes
-// the same again, and a transition that changes nothing is a rest.
+// time it is taken in one reconcile: t makes no request, so the
+// reconcile's observations are what they were (a read it already made is
+// not made again), and nothing the route writes reads the memory (status)
+// or last, so it writes the same again, and a transition that changes
+// nothing is a rest.
 func (a *analyzer) restingLoop(t *Transition, r *Route) bool {
 	if len(t.Actions) > 0 {
 		return false
@@ -731,7 +766,7 @@ func (a *analyzer) restingLoop(t *Transition, r *Route) bool {
 			return false
 		}
 		for name := range a.reads(p.Root(), map[string]bool{}) {
-			if name == "status" || name == "last" || a.obs[name] {
+			if name == "status" || name == "last" {
 				return false
 			}
 		}

@@ -265,7 +265,7 @@ func (c *compiler) compile() *Machine {
 		init = m.Initial.Name
 	}
 	// The event table is checked once here, and the first instance kept.
-	c.mem.moves(m).Put(lfsm.NewFSM(init, m.events, nil))
+	c.mem.moves(m).Put(m.newFSM(init))
 	return m
 }
 

@@ -218,23 +218,47 @@ func (m *Machine) State(name string) *State { return m.stateIndex[name] }
 // from state.
 func (m *Machine) Candidates(state string) []*Transition { return m.byState[state] }
 
-// Move checks, through the machine's looplab/fsm event table, that event
-// leads from state to a destination, and returns that destination.
-func (m *Machine) Move(state, event string) (string, error) {
+// Entry is the work of entering a state (its set blocks and conditions,
+// computed by the engine), which the move's enter_state callback does.
+type Entry func(to *State)
+
+// Move carries a move through the machine's looplab/fsm: the event leads
+// from state to its destination, whose enter_state callback calls enter
+// (nil: nothing to do) with the state entered. A move back to the state it
+// leaves enters it again: looplab/fsm treats it as no transition and calls
+// no callback, so Move calls enter itself.
+func (m *Machine) Move(state, event string, enter Entry) (string, error) {
 	pool := m.Memory.moves(m)
 	f, _ := pool.Get().(*lfsm.FSM)
 	if f == nil {
-		f = lfsm.NewFSM(state, m.events, nil)
+		f = m.newFSM(state)
 	} else {
 		f.SetState(state)
 	}
 	defer pool.Put(f)
-	if err := f.Event(context.Background(), event); err != nil {
+	if err := f.Event(context.Background(), event, enter); err != nil {
 		if _, ok := err.(lfsm.NoTransitionError); !ok {
 			return "", fmt.Errorf("machine %s: event %q from %s: %w", m.Name, event, state, err)
 		}
+		if enter != nil {
+			enter(m.State(f.Current()))
+		}
 	}
 	return f.Current(), nil
+}
+
+// newFSM builds a looplab/fsm instance of the machine's event table whose
+// enter_state callback does a move's entry work.
+func (m *Machine) newFSM(state string) *lfsm.FSM {
+	return lfsm.NewFSM(state, m.events, lfsm.Callbacks{
+		"enter_state": func(_ context.Context, e *lfsm.Event) {
+			if len(e.Args) > 0 {
+				if enter, ok := e.Args[0].(Entry); ok && enter != nil {
+					enter(m.State(e.Dst))
+				}
+			}
+		},
+	})
 }
 
 // Events returns the looplab/fsm event table: one event per transition

@@ -3,6 +3,8 @@ package library
 import (
 	"sync"
 
+	"github.com/google/cel-go/cel"
+
 	"github.com/statecraft/statecraft/jsonvalue"
 	"github.com/statecraft/statecraft/library/objpatch"
 	"github.com/statecraft/statecraft/memo"
@@ -20,6 +22,12 @@ type Memory struct {
 	// Frozen is the registry of the values the run's owners froze (the
 	// simulator's shared reads, the controller's cache): nil for none.
 	Frozen *jsonvalue.Registry
+
+	// CompileAssertion compiles a CEL assertion an object's author wrote (a
+	// ClusterObjectSet's progression probe) over `self`, with the limits of
+	// the machine's own expressions: package fsm sets it, so expressions
+	// are compiled in one place. nil: such assertions fail with a message.
+	CompileAssertion func(expr string) (cel.Program, error)
 
 	once sync.Once
 	t    *memoryTables
