@@ -205,7 +205,7 @@ func explainLive(ctx context.Context, api adapters.API, ms []*fsm.Machine, arg s
 		rep.Decisions = append(rep.Decisions, recs[i])
 	}
 
-	r := engine.Start(m, ref, now, engine.Options{})
+	r := engine.Start(m, ref, now, engine.Options{Steps: true})
 	ro := readOnly{api}
 	var snap *engine.Snapshot
 	var dec *engine.Decision
