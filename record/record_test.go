@@ -36,6 +36,12 @@ func startObjects() []map[string]any {
 // changes and the decision log given.
 func writeRecording(t *testing.T, world []Change, decisions []Decision, segments ...Segment) string {
 	t.Helper()
+	return writeRecordingOf(t, startObjects(), world, decisions, segments...)
+}
+
+// writeRecordingOf is writeRecording with the checkpoint's objects given.
+func writeRecordingOf(t *testing.T, objs []map[string]any, world []Change, decisions []Decision, segments ...Segment) string {
+	t.Helper()
 	dir := filepath.Join(t.TempDir(), "rec")
 	src, _, _ := policies.Source("objectpatch")
 	if err := writeFileAtomic(filepath.Join(dir, "rules", "objectpatch.hcl"), src); err != nil {
@@ -52,7 +58,7 @@ func writeRecording(t *testing.T, world []Change, decisions []Decision, segments
 		t.Fatal(err)
 	}
 	for _, s := range segments {
-		if err := WriteObjects(filepath.Join(dir, ObjectsFile(s.N)), startObjects()); err != nil {
+		if err := WriteObjects(filepath.Join(dir, ObjectsFile(s.N)), objs); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -155,8 +161,23 @@ func TestReplayOfARecording(t *testing.T) {
 		t.Fatalf("late decisions within a 5s tolerance: %v %+v", err, rep.Divergences)
 	}
 
-	// A shorter recheck finds the drift at 8m, scheduled by the simulator.
+	// The shipped CRD defaults the patch's own spec.requeueInterval to 5m,
+	// which wins over the param: a shorter default changes nothing.
 	dir = writeRecording(t, []Change{drift}, recorded)
+	rep, err = Replay(ctx, dir, ReplayOptions{Params: []string{"objectpatch.requeue_interval=2m"}})
+	if err != nil || rep.BehaviourChanged() || !rep.Faithful() {
+		t.Fatalf("requeue_interval=2m under the shipped CRD: %v %+v %+v", err, rep.Changed, rep.Divergences)
+	}
+	// On a cluster whose CRD defaults nothing (recorded with its objects),
+	// a shorter recheck finds the drift at 8m, scheduled by the simulator.
+	relaxed, err := ReadObjects(filepath.Join("..", "spec", "conformance", "objectpatch", "relaxed-crd.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir = writeRecordingOf(t, append(relaxed, startObjects()...), []Change{drift}, recorded)
+	if rep, err = Replay(ctx, dir, ReplayOptions{}); err != nil || !rep.Faithful() {
+		t.Fatalf("the recording with its CRD: %v %+v", err, rep.Divergences)
+	}
 	rep, err = Replay(ctx, dir, ReplayOptions{Params: []string{"objectpatch.requeue_interval=2m"}})
 	if err != nil {
 		t.Fatal(err)

@@ -190,6 +190,14 @@ func Start(ctx context.Context, client *kube.Client, machines []*fsm.Machine, op
 		if prev, err = r.lastKnown(); err != nil {
 			return nil, err
 		}
+		// The namespaces the previous process recorded stay recorded: what
+		// it knew there and still is is no change, nor what is gone
+		// there a delete it missed.
+		for ref := range prev {
+			if ref.Namespace != "" {
+				r.namespaces[ref.Namespace] = true
+			}
+		}
 	}
 	r.cache = controller.NewCache(client, 10*time.Hour, opts.Now, r.onChange)
 	// What to watch first: Namespaces, the driven kinds, the kinds the
@@ -248,6 +256,7 @@ func (r *Recorder) open(now time.Time) (bool, error) {
 			return false, fmt.Errorf("cannot continue the recording in %s: %v; record into another folder", dir, err)
 		}
 		r.start = r.man.Start
+		r.man.MaxSegmentBytes, r.man.MaxSegments = r.opts.MaxSegmentBytes, r.opts.MaxSegments
 		return true, nil
 	case !errors.Is(err, os.ErrNotExist):
 		return false, err
@@ -475,11 +484,50 @@ func (r *Recorder) watch(ctx context.Context, k kindKey) error {
 		r.known[oref] = obj
 		r.log(Change{At: at.Sub(r.start), Op: op, By: by, Ref: &oref, Object: obj})
 	}
+	if crd := r.definition(ctx, k); crd != nil {
+		cref := refOfObject(crd)
+		if _, ok := r.known[cref]; ok || !started {
+			r.known[cref] = crd
+		} else {
+			r.known[cref] = crd
+			r.log(Change{At: at.Sub(r.start), Op: "seen", Ref: &cref, Object: crd})
+		}
+	}
 	if !r.hasKind(k) {
 		r.man.Watched = append(r.man.Watched, k.String())
 		sort.Strings(r.man.Watched)
 	}
 	return nil
+}
+
+// definition returns the CustomResourceDefinition that serves kind k on
+// the cluster, as recorded, when the recording's identity may read it: a
+// replay then serves the kind as this cluster does (its schema's defaults
+// and checks, which may differ from the CRD statecraft ships), not as the
+// shipped CRD would. Nil for a built-in kind, and when it may not (the
+// replay then serves the shipped CRD; said in a warning).
+func (r *Recorder) definition(ctx context.Context, k kindKey) map[string]any {
+	gv, err := schema.ParseGroupVersion(k.apiVersion)
+	if err != nil || gv.Group == "" || !strings.Contains(gv.Group, ".") || strings.HasSuffix(gv.Group, ".k8s.io") {
+		return nil
+	}
+	mapping, err := r.client.Mapper().RESTMapping(gv.WithKind(k.kind).GroupKind(), gv.Version)
+	if err != nil {
+		return nil
+	}
+	name := mapping.Resource.Resource + "." + gv.Group
+	res := r.client.Do(ctx, adapters.Request{Verb: adapters.Get, Ref: adapters.Ref{APIVersion: "apiextensions.k8s.io/v1", Kind: "CustomResourceDefinition", Name: name}})
+	if res.Outcome != adapters.OK || res.Object == nil {
+		r.opts.Logger.Warn("recording: cannot read a kind's CustomResourceDefinition; a replay serves it from the CRD statecraft ships", "kind", k.String(), "crd", name, "outcome", res.Outcome, "message", res.Message)
+		return nil
+	}
+	crd := recorded(res.Object, false)
+	delete(crd, "status")
+	if md, ok := crd["metadata"].(map[string]any); ok {
+		delete(md, "uid")
+		delete(md, "generation")
+	}
+	return crd
 }
 
 func (r *Recorder) hasKind(k kindKey) bool {

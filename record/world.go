@@ -17,6 +17,12 @@ const lastApplied = "kubectl.kubernetes.io/last-applied-configuration"
 
 func isSecret(apiVersion, kind string) bool { return apiVersion == "v1" && kind == "Secret" }
 
+// isCRD reports a CustomResourceDefinition: staged before the objects it
+// serves.
+func isCRD(apiVersion, kind string) bool {
+	return apiVersion == "apiextensions.k8s.io/v1" && kind == "CustomResourceDefinition"
+}
+
 // recorded returns obj as a recording keeps it: a copy without
 // resourceVersion, managedFields and selfLink (the simulator has its own),
 // without the controller's decision records (its bookkeeping, not the
@@ -150,7 +156,8 @@ func fold(known map[Ref]map[string]any, c Change) {
 	}
 }
 
-// sortedObjects returns the objects, Namespaces first, then by
+// sortedObjects returns the objects, Namespaces first, then
+// CustomResourceDefinitions (before the objects they serve), then by
 // apiVersion, kind, namespace and name: owners need not come first (the
 // simulator collects nothing while staging), but the order is stable.
 func sortedObjects(known map[Ref]map[string]any) []map[string]any {
@@ -168,9 +175,12 @@ func sortedObjects(known map[Ref]map[string]any) []map[string]any {
 
 func refLess(a, b Ref) bool {
 	an, bn := a.APIVersion == "v1" && a.Kind == "Namespace", b.APIVersion == "v1" && b.Kind == "Namespace"
+	ac, bc := isCRD(a.APIVersion, a.Kind), isCRD(b.APIVersion, b.Kind)
 	switch {
 	case an != bn:
 		return an
+	case ac != bc:
+		return ac
 	case a.APIVersion != b.APIVersion:
 		return a.APIVersion < b.APIVersion
 	case a.Kind != b.Kind:

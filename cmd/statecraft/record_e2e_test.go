@@ -97,6 +97,9 @@ func TestRecordReplayWhy(t *testing.T) {
 		{APIGroups: []string{"rightsizing.kubex.ai", "olm.operatorframework.io"}, Resources: []string{"*"}, Verbs: all},
 		{APIGroups: []string{""}, Resources: []string{"configmaps", "namespaces"}, Verbs: all},
 		{APIGroups: []string{"", "events.k8s.io"}, Resources: []string{"events"}, Verbs: []string{"create", "patch"}},
+		// The recording keeps the CRDs of the kinds it records, as this
+		// cluster serves them.
+		{APIGroups: []string{"apiextensions.k8s.io"}, Resources: []string{"customresourcedefinitions"}, Verbs: []string{"get"}},
 	}}, metav1.CreateOptions{})
 	must(err)
 	_, err = kc.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: user},
@@ -210,6 +213,20 @@ func TestRecordReplayWhy(t *testing.T) {
 		return s == "Applied/Applied" && fmt.Sprint(st["driftRetryCount"]) == "1", s + fmt.Sprint(" driftRetryCount=", st["driftRetryCount"])
 	})
 	finished(done)
+
+	first, err := record.Load(dir)
+	must(err)
+	crds := map[string]bool{}
+	for _, o := range first.Objects {
+		if o["kind"] == "CustomResourceDefinition" {
+			crds[o["metadata"].(map[string]any)["name"].(string)] = true
+		}
+	}
+	for _, want := range []string{"objectpatches.rightsizing.kubex.ai", "clusterobjectdeployments.olm.operatorframework.io", "clusterobjectsets.olm.operatorframework.io"} {
+		if !crds[want] {
+			t.Errorf("the recording's checkpoint holds no CRD %s (it holds %v)", want, crds)
+		}
+	}
 
 	// ---- Replay with the recorded rules: every decision reproduced. ----
 	code, out, errs := cli("replay", dir)
