@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/statecraft/statecraft/adapters"
 )
@@ -50,6 +51,7 @@ func TestRestoreKeepsServerFields(t *testing.T) {
 		t.Fatal(res)
 	}
 	dref := adapters.Ref{APIVersion: "v1", Kind: "ConfigMap", Namespace: "default", Name: "d"}
+	settle(t, c) // the garbage collector acts a moment after the delete
 	if res := c.Do(ctx, adapters.Request{Verb: adapters.Get, Ref: dref}); res.Outcome != adapters.NotFound {
 		t.Errorf("the dependent of a deleted restored owner: %s, want collected", res.Outcome)
 	}
@@ -65,12 +67,14 @@ func TestRestoreKeepsServerFields(t *testing.T) {
 	if err := c.Restore(other); err == nil || !strings.Contains(err.Error(), "uid") {
 		t.Errorf("a second object with the same uid: %v", err)
 	}
-	// Without server fields Restore is Apply.
+	// Without server fields Restore is Apply: the simulator's uid and
+	// creationTimestamp (and no generation: a ConfigMap has none).
 	plain := map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "plain", "namespace": "default"}}
 	if err := c.Restore(plain); err != nil {
 		t.Fatal(err)
 	}
-	if md := metadata(c.Do(ctx, adapters.Request{Verb: adapters.Get, Ref: adapters.Ref{APIVersion: "v1", Kind: "ConfigMap", Namespace: "default", Name: "plain"}}).Object); md["generation"] != int64(1) || !strings.HasPrefix(md["uid"].(string), "uid-") {
+	if md := metadata(c.Do(ctx, adapters.Request{Verb: adapters.Get, Ref: adapters.Ref{APIVersion: "v1", Kind: "ConfigMap", Namespace: "default", Name: "plain"}}).Object); md["generation"] != nil ||
+		!strings.HasPrefix(md["uid"].(string), "uid-") || md["creationTimestamp"] != c.Clock().Now().UTC().Format(time.RFC3339) {
 		t.Errorf("plain restore metadata %v", md)
 	}
 }
