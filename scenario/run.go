@@ -140,10 +140,10 @@ func Run(ctx context.Context, s *Scenario, ms []*fsm.Machine, opts Options) (*Re
 	r.flush(false) // staging requests (the simulator makes none) are not the scenario's
 	for _, obj := range s.Objects {
 		r.noteKind(obj)
-		if err := r.cluster.Apply(obj); err != nil {
+		if err := r.stageStart(obj); err != nil {
 			return nil, fmt.Errorf("%s: starting objects: %v", s.File, err)
 		}
-		r.schedule(sim.RefOf(obj), s.Start)
+		r.scheduleStart(sim.RefOf(obj))
 	}
 	for _, e := range s.Events {
 		for _, obj := range e.Create {
@@ -221,6 +221,9 @@ func (r *runner) schedule(ref adapters.Ref, at time.Time) {
 
 // wake queues a reconcile of d at at, superseding any queued before.
 func (r *runner) wake(d *driven, at time.Time) {
+	if r.s.Pinned {
+		return // reconciles only where events say (reconcileNow)
+	}
 	d.gen++
 	r.push(item{at: at, kind: itemReconcile, obj: d, gen: d.gen})
 }

@@ -52,6 +52,7 @@ func NewRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.SetErr(stderr)
 	root.AddCommand(checkCmd(stdout, stderr), explainCmd(stdout, stderr), simCmd(stdout, stderr), testCmd(stdout, stderr), fmtCmd(stdout, stderr), graphCmd(stdout, stderr),
 		runCmd(stdout, stderr), planCmd(stdout, stderr), devCmd(stdout, stderr),
+		recordCmd(stdout, stderr), replayCmd(stdout, stderr), whyCmd(stdout, stderr),
 		diffCmd(stdout, stderr), verifyCmd(stdout, stderr), versionCmd(stdout))
 	return root
 }
