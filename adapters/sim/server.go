@@ -118,7 +118,7 @@ func (s *builtinServer) prepare(ctx func() context.Context, obj, old map[string]
 		if err := rest.BeforeCreate(s.b.strategy, ctx(), in); err != nil {
 			return nil, err
 		}
-		return s.external(in)
+		return s.stored(in)
 	}
 	var oldIn runtime.Object
 	if oldCache != nil {
@@ -144,7 +144,24 @@ func (s *builtinServer) prepare(ctx func() context.Context, obj, old map[string]
 	if err := rest.BeforeUpdate(st, ctx(), in, oldIn.DeepCopyObject()); err != nil {
 		return nil, err
 	}
-	return s.external(in)
+	return s.stored(in)
+}
+
+// stored is a prepared object as every reader gets it back: the server
+// stores it encoded and decodes, and so defaults, what it reads from
+// storage, so a field the strategy reset and the defaulting sets (a
+// PersistentVolumeClaim's status.phase, Pending) is read with its
+// default.
+func (s *builtinServer) stored(in runtime.Object) (map[string]any, error) {
+	data, err := s.b.encode(in)
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	back, err := s.b.decode(data)
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	return s.external(back)
 }
 
 func (s *builtinServer) fields(subresource string) (*fieldOwner, error) {

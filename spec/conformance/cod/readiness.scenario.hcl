@@ -7,11 +7,7 @@ scenario "readiness of a kind" {
   run_for = "6m"
   objects = ["readiness-cod.yaml"]
 
-  at "1m" {
-    patch "PersistentVolumeClaim/default/data" {
-      status = { phase = "Pending" }
-    }
-  }
+  # The API server defaults a new claim's status.phase to Pending.
   expect "2m" {
     object = "ClusterObjectSet/store-1"
     state  = "RollingOut"
