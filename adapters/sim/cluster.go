@@ -643,7 +643,7 @@ func (c *Cluster) commit(k *kindInfo, req adapters.Request, key objKey, old *ent
 			ov, had := getPath(old.obj, p)
 			nv, has := getPath(obj, p)
 			if had && (!has || !jsonvalue.Equal(ov, nv)) {
-				return fail(adapters.Invalid, "%s %q is invalid: %s: Invalid value: field is immutable", k.kind, key.name, strings.Join(splitPointer(p), "."))
+				return fail(adapters.Invalid, "%s %q is invalid: %s: Invalid value: field is immutable", k.kind, key.name, strings.Join(jsonvalue.PointerPath(p), "."))
 			}
 		}
 	}
