@@ -297,29 +297,10 @@ func machineName(m *fsm.Machine) string {
 	return m.Name
 }
 
-// WriteLine renders a write and its outcome as a trace line does.
+// WriteLine renders a write and its outcome as a trace line does, without
+// the server's message (a decision record stays small).
 func WriteLine(req adapters.Request, res adapters.Result) string {
-	var b strings.Builder
-	b.WriteString(string(req.Verb))
-	if req.Subresource != "" {
-		b.WriteString(" " + req.Subresource)
-	}
-	b.WriteString(" " + req.Ref.String())
-	var opts []string
-	if req.PatchType != "" {
-		opts = append(opts, string(req.PatchType))
-	}
-	if req.DryRun {
-		opts = append(opts, "dry-run")
-	}
-	if len(opts) > 0 {
-		b.WriteString(" (" + strings.Join(opts, ", ") + ")")
-	}
-	if req.Identity != "" {
-		b.WriteString(" as " + req.Identity)
-	}
-	b.WriteString(": " + string(res.Outcome))
-	return b.String()
+	return adapters.RequestLine(req, res.Outcome, "")
 }
 
 func clip(s string, n int) string {

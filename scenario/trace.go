@@ -2,7 +2,6 @@ package scenario
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/statecraft/statecraft/adapters"
@@ -86,30 +85,8 @@ func (r *runner) flush(trace bool) {
 // subresource, object, patch type, dry run, identity, outcome and, for a
 // failure, the server's message.
 func RequestText(rec sim.Record) string {
-	var b strings.Builder
-	b.WriteString(string(rec.Verb))
-	if rec.Subresource != "" {
-		b.WriteString(" " + rec.Subresource)
-	}
-	b.WriteString(" " + rec.Ref.String())
-	var opts []string
-	if rec.PatchType != "" {
-		opts = append(opts, string(rec.PatchType))
-	}
-	if rec.DryRun {
-		opts = append(opts, "dry-run")
-	}
-	if len(opts) > 0 {
-		b.WriteString(" (" + strings.Join(opts, ", ") + ")")
-	}
-	if rec.Identity != "" {
-		b.WriteString(" as " + rec.Identity)
-	}
-	b.WriteString(": " + string(rec.Outcome))
-	if rec.Outcome != adapters.OK && rec.Message != "" {
-		b.WriteString(" (" + rec.Message + ")")
-	}
-	return b.String()
+	return adapters.RequestLine(adapters.Request{Verb: rec.Verb, Ref: rec.Ref, Subresource: rec.Subresource,
+		PatchType: rec.PatchType, DryRun: rec.DryRun, Identity: rec.Identity}, rec.Outcome, rec.Message)
 }
 
 // Transition implements engine.Tracer.
