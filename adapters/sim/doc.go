@@ -8,7 +8,7 @@
 //
 //   - Built-in kinds (Namespace, ConfigMap, Secret, Service,
 //     ServiceAccount, Deployment, StatefulSet, DaemonSet,
-//     HorizontalPodAutoscaler, PodDisruptionBudget, Lease, ClusterRole,
+//     Job, HorizontalPodAutoscaler, PodDisruptionBudget, Lease, ClusterRole,
 //     events.k8s.io Event, CustomResourceDefinition) are decoded into
 //     their Go types and defaulted by the scheme's codecs (k8s.io/kubernetes
 //     legacyscheme, apiextensions-apiserver's scheme), then prepared and
@@ -17,7 +17,13 @@
 //     keeps one (not on ConfigMaps or Namespaces; a Deployment's follows its
 //     spec and annotations), the Namespace label kubernetes.io/metadata.name,
 //     the server's messages. A body the types cannot hold (a number in a
-//     ConfigMap's data) is refused as the server refuses it.
+//     ConfigMap's data) is refused as the server refuses it. The answer is
+//     the object as the server's storage reads it back, defaulted again
+//     (a Job without labels gets its template's, selector labels
+//     included). A create is validated before its name is found taken;
+//     an update of a missing Lease or Event creates it, as their
+//     strategies allow. Patches are applied by the server's json-patch
+//     library (gopkg.in/evanphx/json-patch.v4).
 //   - Custom resources are served from their CustomResourceDefinition,
 //     compiled once per definition and version by apiextensions-apiserver's
 //     code: structural schema pruning of unknown fields, metadata coercion,
@@ -35,8 +41,14 @@
 //   - Deletion is the registry store's: finalizers hold an object
 //     (deletionTimestamp set, the object in the answer), Foreground and
 //     Orphan propagation add the foregroundDeletion and orphan
-//     finalizers, a delete with nothing to wait for answers with no
-//     object. The garbage collector and the namespace controller are
+//     finalizers (without a propagation policy, the kind strategy's
+//     default: Orphan for a batch/v1 Job; none at all for Events, whose
+//     policy is Unsupported), a delete with nothing to wait for answers
+//     with no object, and a write that removes the last finalizer of an
+//     object being deleted deletes it and answers with the written object
+//     at its old resourceVersion. A namespace's first delete only marks it
+//     (the namespace registry's own Delete: no deletionGracePeriodSeconds);
+//     a later one changes nothing while spec.finalizers holds it. The garbage collector and the namespace controller are
 //     played as controllers with their own identities, ControllerDelay
 //     (a second) after what they react to: RunControllers runs them when
 //     NextControllerRun says (the scenario runner queues them), and a
