@@ -571,6 +571,17 @@ func (c *Cluster) update(k *kindInfo, req adapters.Request) adapters.Result {
 	}
 	key := keyOf(k, req.Ref.Namespace, req.Ref.Name)
 	e, found := c.objects[key]
+	// The server decodes the body before it looks for the object: a
+	// body its types cannot hold is refused so, whether or not the
+	// object exists or is current. (Checked here only where the answer
+	// would otherwise be another refusal; a write that goes on decodes
+	// it in commit.)
+	undecodable := func() (adapters.Result, bool) {
+		if _, err := k.srv.defaults(obj); err != nil {
+			return statusError(err), true
+		}
+		return adapters.Result{}, false
+	}
 	if !found && req.Subresource == "" && k.srv.createOnUpdate() {
 		// The registry store creates the object, as a create of the
 		// body would, once the preconditions the body carries (its uid)
@@ -582,9 +593,15 @@ func (c *Cluster) update(k *kindInfo, req adapters.Request) adapters.Result {
 		return c.createObject(k, req, obj, false)
 	}
 	if !found {
+		if res, bad := undecodable(); bad {
+			return res
+		}
 		return notFound(k, req.Ref.Name)
 	}
 	if uid := metaString(obj, "uid"); uid != "" && uid != metaString(e.obj, "uid") {
+		if res, bad := undecodable(); bad {
+			return res
+		}
 		return fail(adapters.Conflict, "Precondition failed: UID in precondition: %s, UID in object meta: %s", uid, metaString(e.obj, "uid"))
 	}
 	rv := metaString(obj, "resourceVersion")
@@ -592,6 +609,9 @@ func (c *Cluster) update(k *kindInfo, req adapters.Request) adapters.Result {
 		return fail(adapters.Invalid, "%s %q is invalid: metadata.resourceVersion: Invalid value: 0: must be specified for an update", k.resource(), req.Ref.Name)
 	}
 	if rv != "" && rv != metaString(e.obj, "resourceVersion") {
+		if res, bad := undecodable(); bad {
+			return res
+		}
 		return conflictModified(k, req.Ref.Name)
 	}
 	// An unconditional update is made against the stored version.

@@ -206,3 +206,60 @@ func TestStatusShortcutPrunesWithoutDefaults(t *testing.T) {
 		t.Errorf("shortcut %v, full path %v", answers[0].Object["status"], answers[1].Object["status"])
 	}
 }
+
+// The body is decoded before the object is looked up or its
+// resourceVersion compared: a body the types cannot hold is invalid, not
+// not found or a conflict.
+func TestUpdateDecodesFirst(t *testing.T) {
+	c := newCluster(t)
+	res := do(c, adapters.Request{Verb: adapters.Update, Ref: cmRef("default", "none"), Body: raw(`{"data":{"k":2}}`)})
+	if res.Outcome != adapters.Invalid || !strings.Contains(res.Message, "cannot be handled as a ConfigMap") {
+		t.Errorf("undecodable update of a missing ConfigMap: %s %q", res.Outcome, res.Message)
+	}
+	create(t, c, configMap("default", "c", nil, nil))
+	res = do(c, adapters.Request{Verb: adapters.Update, Ref: cmRef("default", "c"), Body: raw(`{"metadata":{"resourceVersion":"1"},"data":{"k":2}}`)})
+	if res.Outcome != adapters.Invalid {
+		t.Errorf("undecodable stale update: %s %q", res.Outcome, res.Message)
+	}
+	res = do(c, adapters.Request{Verb: adapters.Update, Ref: cmRef("default", "c"), Body: raw(`{"metadata":{"resourceVersion":"1"},"data":{"k":"v"}}`)})
+	if res.Outcome != adapters.Conflict {
+		t.Errorf("stale update: %s %q", res.Outcome, res.Message)
+	}
+}
+
+// A dry-run delete that would take the last (garbage collection)
+// finalizer off answers with an empty object (the server's registry store
+// hands back the one its interrupted update started with); a real one
+// with none.
+func TestDryRunDeleteOfHeldObject(t *testing.T) {
+	c := newCluster(t)
+	create(t, c, configMap("default", "c", nil, nil))
+	mustOK(t, do(c, adapters.Request{Verb: adapters.Delete, Ref: cmRef("default", "c"), Propagation: "Orphan"}))
+	dry := mustOK(t, do(c, adapters.Request{Verb: adapters.Delete, Ref: cmRef("default", "c"), Propagation: "Background", DryRun: true}))
+	if dry.Object == nil || len(dry.Object["metadata"].(map[string]any)) != 0 || !exists(c, cmRef("default", "c")) {
+		t.Errorf("dry-run delete of an orphaning ConfigMap: %v", dry.Object)
+	}
+	real := mustOK(t, do(c, adapters.Request{Verb: adapters.Delete, Ref: cmRef("default", "c"), Propagation: "Background"}))
+	if real.Object != nil || exists(c, cmRef("default", "c")) {
+		t.Errorf("delete of an orphaning ConfigMap: %v", real.Object)
+	}
+}
+
+// A write that changes nothing keeps the resourceVersion after writes by
+// one manager through the main resource and the status: the entries stay
+// in the order the library sorts them by their (virtual) times.
+func TestNoOpAfterWritesOfTwoSubresources(t *testing.T) {
+	c := withCRDs(t)
+	ref := opRef("p")
+	mustOK(t, do(c, adapters.Request{Verb: adapters.Create, Ref: ref, FieldManager: "m", Body: body(objectPatch("default", "p"))}))
+	mustOK(t, do(c, adapters.Request{Verb: adapters.Patch, PatchType: adapters.MergePatch, Ref: ref, Subresource: "status", FieldManager: "m",
+		Body: raw(`{"status":{"state":"Applied"}}`)}))
+	last := mustOK(t, do(c, adapters.Request{Verb: adapters.Patch, PatchType: adapters.MergePatch, Ref: ref, FieldManager: "m",
+		Body: raw(`{"metadata":{"annotations":{"note":"x"}}}`)})).Object
+	noop := mustOK(t, do(c, adapters.Request{Verb: adapters.Patch, PatchType: adapters.MergePatch, Ref: ref, FieldManager: "m",
+		Body: raw(`{"metadata":{"labels":{"absent":null}}}`)})).Object
+	if metaString(noop, "resourceVersion") != metaString(last, "resourceVersion") {
+		t.Errorf("a no-op patch moved the resourceVersion from %s to %s:\n%v\n%v", metaString(last, "resourceVersion"),
+			metaString(noop, "resourceVersion"), mustJSON(last["metadata"]), mustJSON(noop["metadata"]))
+	}
+}

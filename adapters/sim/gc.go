@@ -68,6 +68,14 @@ func (c *Cluster) delete(k *kindInfo, req adapters.Request) adapters.Result {
 	nsFinalizers = isNamespace && nsFinalizers && len(stringList(pathValue(e.obj, "/spec/finalizers"))) > 0
 	if len(newFins) == 0 && !nsFinalizers {
 		// Nothing to wait for: the object goes now.
+		if req.DryRun && len(fins) > 0 {
+			// The registry store answers a dry run that first had
+			// finalizers to update with the object its update left
+			// (updateForGracefulDeletionAndFinalizers): a new, empty
+			// one, as that update stopped to delete at once.
+			return adapters.Result{Outcome: adapters.OK, Object: map[string]any{
+				"apiVersion": k.apiVersion, "kind": k.kind, "metadata": map[string]any{}}}
+		}
 		if !req.DryRun {
 			c.remove(key)
 		}
