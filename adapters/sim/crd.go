@@ -180,6 +180,10 @@ func (s *customServer) hasStatus() bool           { return s.status != nil }
 func (s *customServer) unconditionalUpdate() bool { return false }
 func (s *customServer) createOnUpdate() bool      { return false }
 
+func (s *customServer) empty(k *kindInfo) map[string]any {
+	return map[string]any{"apiVersion": k.apiVersion, "kind": k.kind, "metadata": map[string]any{}}
+}
+
 // gcPolicy: the customresource strategy has no default policy of its own,
 // which the registry store reads as DeleteDependents.
 func (s *customServer) gcPolicy(context.Context) rest.GarbageCollectionPolicy {

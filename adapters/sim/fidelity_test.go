@@ -239,6 +239,13 @@ func TestDryRunDeleteOfHeldObject(t *testing.T) {
 	if dry.Object == nil || len(dry.Object["metadata"].(map[string]any)) != 0 || !exists(c, cmRef("default", "c")) {
 		t.Errorf("dry-run delete of an orphaning ConfigMap: %v", dry.Object)
 	}
+	lease := adapters.Ref{APIVersion: "coordination.k8s.io/v1", Kind: "Lease", Namespace: "default", Name: "l"}
+	mustOK(t, do(c, adapters.Request{Verb: adapters.Create, Ref: lease, Body: raw(`{"spec":{"holderIdentity":"a"}}`)}))
+	mustOK(t, do(c, adapters.Request{Verb: adapters.Delete, Ref: lease, Propagation: "Orphan"}))
+	dry = mustOK(t, do(c, adapters.Request{Verb: adapters.Delete, Ref: lease, Propagation: "Background", DryRun: true}))
+	if !jsonvalue.Equal(dry.Object["spec"], map[string]any{}) || len(dry.Object["metadata"].(map[string]any)) != 0 {
+		t.Errorf("dry-run delete of an orphaning Lease: %v, want an empty Lease as its types render it", dry.Object)
+	}
 	real := mustOK(t, do(c, adapters.Request{Verb: adapters.Delete, Ref: cmRef("default", "c"), Propagation: "Background"}))
 	if real.Object != nil || exists(c, cmRef("default", "c")) {
 		t.Errorf("delete of an orphaning ConfigMap: %v", real.Object)

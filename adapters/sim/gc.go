@@ -73,8 +73,7 @@ func (c *Cluster) delete(k *kindInfo, req adapters.Request) adapters.Result {
 			// finalizers to update with the object its update left
 			// (updateForGracefulDeletionAndFinalizers): a new, empty
 			// one, as that update stopped to delete at once.
-			return adapters.Result{Outcome: adapters.OK, Object: map[string]any{
-				"apiVersion": k.apiVersion, "kind": k.kind, "metadata": map[string]any{}}}
+			return adapters.Result{Outcome: adapters.OK, Object: k.srv.empty(k)}
 		}
 		if !req.DryRun {
 			c.remove(key)

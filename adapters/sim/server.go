@@ -52,6 +52,9 @@ type server interface {
 	createOnUpdate() bool
 	// hasStatus reports whether the kind has a status subresource.
 	hasStatus() bool
+	// empty is a new object of the kind as the server renders it (its
+	// NewFunc's, encoded): what a few answers of the registry store are.
+	empty(k *kindInfo) map[string]any
 	// gcPolicy is the kind's default garbage collection policy, its
 	// registry strategy's (DefaultGarbageCollectionPolicy): what a delete
 	// without a propagation policy does, or Unsupported (no propagation
@@ -82,6 +85,16 @@ type builtinServer struct {
 }
 
 func (s *builtinServer) hasStatus() bool { return s.b.status != nil }
+func (s *builtinServer) empty(k *kindInfo) map[string]any {
+	in, err := s.b.scheme.New(schema.GroupVersionKind{Group: s.b.internalGroup(), Version: runtime.APIVersionInternal, Kind: s.b.internalKind()})
+	if err == nil {
+		if out, err := s.external(in); err == nil {
+			return out
+		}
+	}
+	return map[string]any{"apiVersion": k.apiVersion, "kind": k.kind, "metadata": map[string]any{}}
+}
+
 func (s *builtinServer) createOnUpdate() bool {
 	return s.b.strategy.AllowCreateOnUpdate(context.Background())
 }
