@@ -97,8 +97,11 @@
 //   - Requests are checked in this order: RBAC, faults, discovery and scope,
 //     decoding and the strategy's validation, admission (mutating, then
 //     rejecting), storage; field ownership is computed on the prepared
-//     object, where the server computes it before the strategy runs (the
-//     same fields: strategies reset only what the field manager ignores).
+//     object, where the server computes it before the strategy runs: the
+//     entries differ in the fields a strategy sets or ignores (a Job's
+//     generated selector and labels, a Namespace's spec.finalizers), and
+//     a write that only sets such a field moves the resourceVersion on
+//     the server, not here (FIDELITY.md).
 //   - A dry-run create answers with a uid that the next real create gets.
 //   - Apply (the staging helper) creates or replaces an object whole, its
 //     status through the status subresource, without admission and
