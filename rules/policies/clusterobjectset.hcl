@@ -177,11 +177,15 @@ machine "clusterobjectset" {
   # ---- Which kinds to read: recorded first, in every state. ----
 
   # Kinds are recorded before anything else; a revision's objects are
-  # immutable, so once is enough.
+  # immutable, so once is enough. They are recorded in whatever state the
+  # revision is: one whose Secret appears late resolves only then, in
+  # PreconditionsNotMet, and without its kinds it would never read its
+  # objects and apply them again and again (seed 002: RevisionPreconditionsNotMet
+  # "is a retrying state"; "a revision that later completes records
+  # status.completedAt"). The route keeps the state, reason and message.
   transition "record kinds" {
-    from = [Pending]
+    from = ["*"]
     when = "resolved.errorKind == '' && status.?kinds.orValue([]) != kinds && size(kinds) <= 8"
-    to   = Pending
     set  = { kinds = "kinds" }
   }
 
