@@ -195,17 +195,20 @@ machine "clusterobjectdeployment" {
   let "latest_revision" {
     value = "size(desired) > 0 ? desired[0].spec.revision : status.?latestRevision.orValue(0)"
   }
-  # History: owned archived revisions; only those whose teardown finished
-  # (COS state Archived) may be pruned, oldest first, beyond the limit.
+  # History (seed 002, "Revision history and deletion"): the newest
+  # revisionHistoryLimit owned archived revisions are kept; the older ones
+  # are beyond the limit and deleted, oldest first, once their teardown
+  # finished (COS state Archived): "only owned archived revisions that have
+  # finished teardown are eligible; revisions still tearing down are left
+  # until cleanup completes". A revision still tearing down is deleted when
+  # it is done, and never makes a newer one go in its place.
   let "archived_owned" {
     value = "owned.filter(s, s.spec.lifecycleState == 'Archived' && !has(s.metadata.deletionTimestamp))"
   }
   let "prunable" {
     value = <<-CEL
       size(archived_owned) > param.revision_history_limit ?
-        archived_owned.filter(s, s.?status.?state.orValue('') == 'Archived').slice(0,
-          math.least(size(archived_owned) - param.revision_history_limit,
-                     size(archived_owned.filter(s, s.?status.?state.orValue('') == 'Archived')))) : []
+        archived_owned.slice(0, size(archived_owned) - param.revision_history_limit).filter(s, s.?status.?state.orValue('') == 'Archived') : []
     CEL
   }
 
