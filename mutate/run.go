@@ -212,12 +212,13 @@ func (su *Suite) runMutant(ctx context.Context, m *Mutant) *Result {
 	r := &Result{Mutant: m}
 	src := m.Source()
 	mutated := map[string]*fsm.Machine{}
+	mem := fsm.NewMemory(nil)
 	compileFor := func(params map[string]any) (*fsm.Machine, hcl.Diagnostics) {
 		pk, _ := paramsKey(m.file.params[m.Machine], params)
 		if c, ok := mutated[pk]; ok {
 			return c, nil
 		}
-		c, diags := su.compileMachine(src, m.file, m.Machine, params)
+		c, diags := su.compileMachine(mem, src, m.file, m.Machine, params)
 		if c != nil {
 			mutated[pk] = c
 		}

@@ -39,9 +39,11 @@ type Suite struct {
 	files     []*ruleFile
 	byKey     map[string]*ruleFile
 
-	// mem is the memory every machine of the suite's runs shares: pure
-	// tables, safe for concurrent use, and no registry of frozen values
-	// (which belongs to one run).
+	// mem is the memory the unmutated machines share across the suite's
+	// runs: pure tables, safe for concurrent use, and no registry of
+	// frozen values (which belongs to one run). A mutant's machine gets a
+	// memory of its own, which goes when the mutant is done (a memory
+	// keeps the machines it served).
 	mem *fsm.Memory
 
 	mu       sync.Mutex
@@ -228,8 +230,8 @@ func paramsKey(names []string, params map[string]any) (string, map[string]any) {
 }
 
 // compileMachine parses src and compiles its machine name with the
-// overrides params (a scenario's rule block).
-func (su *Suite) compileMachine(src []byte, f *ruleFile, name string, params map[string]any) (*fsm.Machine, hcl.Diagnostics) {
+// overrides params (a scenario's rule block), remembering in mem.
+func (su *Suite) compileMachine(mem *fsm.Memory, src []byte, f *ruleFile, name string, params map[string]any) (*fsm.Machine, hcl.Diagnostics) {
 	model, diags := rules.Parse(src, f.name)
 	if diags.HasErrors() {
 		return nil, diags
@@ -249,7 +251,7 @@ func (su *Suite) compileMachine(src []byte, f *ruleFile, name string, params map
 			p.Default = v
 		}
 	}
-	ms, d := fsm.CompileIn(su.mem, &rules.File{Filename: f.name, Machines: []*rules.Machine{sm}})
+	ms, d := fsm.CompileIn(mem, &rules.File{Filename: f.name, Machines: []*rules.Machine{sm}})
 	diags = append(diags, d...)
 	if diags.HasErrors() || len(ms) != 1 {
 		return nil, diags
@@ -269,7 +271,7 @@ func (su *Suite) original(f *ruleFile, name string, params map[string]any) (*fsm
 		su.compiled[key] = c
 	}
 	su.mu.Unlock()
-	c.once.Do(func() { c.m, c.diags = su.compileMachine(f.src, f, name, params) })
+	c.once.Do(func() { c.m, c.diags = su.compileMachine(su.mem, f.src, f, name, params) })
 	return c.m, c.diags
 }
 
