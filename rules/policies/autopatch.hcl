@@ -178,11 +178,28 @@ machine "autopatch" {
   let "manual_done" {
     value = "operations.items.filter(o, o.metadata.?annotations[?'ichor.maesh.dev/auto-patch'].orValue('') != 'true' && o.spec.type in ['talos', 'kubernetes', 'cni'] && o.?status.?phase.orValue('') == 'Completed')"
   }
+  # Halts acknowledged before the one spec.autoPatch.acknowledgedHalt names
+  # now: acknowledgedHalt holds one name, and two automatic operations can
+  # be paused at once (started on two clusters before either failed). The
+  # seed's acknowledgement ends a halt for good ("the value is not removed,
+  # and a later halt names another operation"), so the machine remembers
+  # each acknowledged halt in status.autoPatch.acknowledged while its
+  # operation stays paused; acknowledging the second halt must not bring
+  # back the first.
+  let "acknowledged_before" {
+    value = "status.?autoPatch.?acknowledged.orValue([])"
+  }
+  # Those whose operation is still paused, kept at the next acknowledgement
+  # (the others are spent: the list never holds more than the paused
+  # operations and the halt being acknowledged).
+  let "acknowledged_kept" {
+    value = "acknowledged_before.filter(n, auto_ops.exists(o, o.metadata.namespace + '/' + o.metadata.name == n && o.?status.?phase.orValue('') == 'Paused'))"
+  }
   # Automatic operations that halt the patcher: Paused (a failed step or a
-  # person's pause), not acknowledged by name, and not followed by a
-  # completed manual upgrade of the same cluster.
+  # person's pause), not acknowledged by name (now or before), and not
+  # followed by a completed manual upgrade of the same cluster.
   let "halting" {
-    value = "auto_ops.filter(o, o.?status.?phase.orValue('') == 'Paused' && o.metadata.namespace + '/' + o.metadata.name != acknowledged && !manual_done.exists(m, m.metadata.namespace == o.metadata.namespace && m.spec.cluster == o.spec.cluster && timestamp(m.metadata.creationTimestamp) > timestamp(o.metadata.creationTimestamp)))"
+    value = "auto_ops.filter(o, o.?status.?phase.orValue('') == 'Paused' && o.metadata.namespace + '/' + o.metadata.name != acknowledged && !(o.metadata.namespace + '/' + o.metadata.name in acknowledged_before) && !manual_done.exists(m, m.metadata.namespace == o.metadata.namespace && m.spec.cluster == o.spec.cluster && timestamp(m.metadata.creationTimestamp) > timestamp(o.metadata.creationTimestamp)))"
   }
   let "halt_message" {
     value = "'automatic operation ' + halting[0].metadata.namespace + '/' + halting[0].metadata.name + ' is paused: ' + halting[0].?status.?failureReason.orValue(halting[0].?status.?reason.orValue('paused'))"
@@ -549,13 +566,21 @@ machine "autopatch" {
       set     = { "autoPatch.announced" = "halted_name" }
     }
   }
+  # The acknowledged halt is remembered (status.autoPatch.acknowledged), as
+  # long as its operation stays paused.
   transition "halt acknowledged" {
     from    = [Halted]
     when    = "acknowledged == halted_name"
     to      = Active
     reason  = HaltAcknowledged
     message = "'spec.autoPatch.acknowledgedHalt names ' + halted_name"
-    set     = { "autoPatch.haltedOperation" = "null", "autoPatch.haltCause" = "null", "autoPatch.haltedCluster" = "null", "autoPatch.haltedSince" = "null" }
+    set = {
+      "autoPatch.haltedOperation" = "null"
+      "autoPatch.haltCause"       = "null"
+      "autoPatch.haltedCluster"   = "null"
+      "autoPatch.haltedSince"     = "null"
+      "autoPatch.acknowledged"    = "halted_name in acknowledged_kept || halted_name == '' ? acknowledged_kept : acknowledged_kept + [halted_name]"
+    }
   }
   transition "halted operation completed" {
     from    = [Halted]

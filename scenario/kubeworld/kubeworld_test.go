@@ -41,6 +41,7 @@ var scenarios = []string{
 	"../../spec/conformance/autopatch/guard-machines.scenario.hcl",
 	"../../spec/conformance/autopatch/guard-operations.scenario.hcl",
 	"../../spec/conformance/autopatch/halt-acknowledge.scenario.hcl",
+	"../../spec/conformance/autopatch/two-halts.scenario.hcl",
 	"../../spec/conformance/autopatch/settings-read-only.scenario.hcl",
 	"../../spec/conformance/autopatch/executor-steps.scenario.hcl",
 }
