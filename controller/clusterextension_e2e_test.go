@@ -155,10 +155,13 @@ func TestClusterExtensionWithKubectl(t *testing.T) {
 	run("", "patch", "clusterextension", "cache", "--type", "merge", "-p",
 		`{"spec":{"bundle":{"name":"cache-operator.v2.0.0","version":"2.0.0","phases":[{"name":"config","objects":[{"type":"InlineManifest","inlineManifest":{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cache-config","namespace":"default"},"data":{"version":"2.0.0"}}}]}]}}}`)
 	const conflict = "ClusterObjectSet cache-2 (revision 2) is controlled by Other someone; no new revision is created"
-	waitFor("the COD's OwnerConflict reported as Retrying", func() (bool, string) {
+	// The foreign revision alone makes the COD report the conflict, before
+	// the extension has seen its new generation: wait for that too.
+	waitFor("the COD's OwnerConflict reported as Retrying at generation 2", func() (bool, string) {
 		u := get(ceGVR, "cache")
 		p := cond(u, "Progressing")
-		return str(u, "status", "state") == "Retrying" && p["message"] == conflict, ceState()
+		g, _, _ := unstructured.NestedInt64(u.Object, "status", "observedGeneration")
+		return str(u, "status", "state") == "Retrying" && p["message"] == conflict && g == 2, ceState()
 	})
 	ce = get(ceGVR, "cache")
 	if c := cond(get(codGVR, "cache"), "Progressing"); c["status"] != "False" || c["reason"] != "OwnerConflict" || c["message"] != conflict {

@@ -1,12 +1,3 @@
-// Package controller runs compiled machines against a real API server: one
-// rate-limited work queue of objects, dynamic informers for the kinds the
-// machines drive (and, on demand, the kinds they observe), engine.Reconcile
-// for each object taken from the queue, wake-ups turned into delayed
-// requeues, Events carrying each transition's reason, optional sharding and
-// leader election on a Lease.
-//
-// It decides nothing about a lifecycle: rule files decide, package engine
-// steps them, package adapters/kube carries requests out.
 package controller
 
 import (
@@ -73,6 +64,7 @@ type Controller struct {
 	reconciles atomic.Int64
 	failures   atomic.Int64
 	synced     atomic.Bool
+	leading    atomic.Bool  // RunElected holds the Lease
 	busy       atomic.Int64 // reconciles in progress
 }
 

@@ -20,6 +20,10 @@ type LeaderElection struct {
 	RetryPeriod     time.Duration
 }
 
+// Leading reports whether this replica holds the Lease (RunElected) and is
+// running.
+func (c *Controller) Leading() bool { return c.leading.Load() }
+
 // RunElected runs the controller while this replica holds the Lease. It
 // returns when ctx ends or leadership is lost (the process should then exit
 // and restart, as controllers conventionally do).
@@ -56,6 +60,8 @@ func (c *Controller) RunElected(ctx context.Context, le LeaderElection) error {
 		Callbacks: leaderelection.LeaderCallbacks{
 			OnStartedLeading: func(ctx context.Context) {
 				c.opts.Logger.Info("leading", "lease", le.Namespace+"/"+le.Name, "identity", le.Identity)
+				c.leading.Store(true)
+				defer c.leading.Store(false)
 				runErr = c.Run(ctx)
 			},
 			OnStoppedLeading: func() {

@@ -10,7 +10,9 @@ import (
 	"github.com/statecraft/statecraft/adapters"
 )
 
-// Metrics are the controller's Prometheus metrics, in their own registry.
+// Metrics are the controller's Prometheus metrics, in their own registry,
+// with the Go runtime's, the process's, the work queue's and the REST
+// client's (clientmetrics.go). Serve Gatherer.
 type Metrics struct {
 	Registry    *prometheus.Registry
 	reconciles  *prometheus.CounterVec
@@ -45,7 +47,14 @@ func newMetrics(queueLen func() int) *Metrics {
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "statecraft_queue_depth", Help: "Objects waiting to be reconciled now.",
 		}, func() float64 { return float64(queueLen()) }))
+	registerClientCollectors(m.Registry)
 	return m
+}
+
+// Gatherer gathers everything /metrics serves: the registry and the REST
+// client's metrics, which client-go keeps process-wide.
+func (m *Metrics) Gatherer() prometheus.Gatherer {
+	return prometheus.Gatherers{m.Registry, restGatherer{}}
 }
 
 func (m *Metrics) wakeAt(ref adapters.Ref, t time.Time) {

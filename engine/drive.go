@@ -67,7 +67,8 @@ func Drive(ctx context.Context, api adapters.API, r *Reconciliation, tr Tracer) 
 // driven to its end (Drive). An API failure that ended it is returned as
 // the error (Report.Err).
 func Reconcile(ctx context.Context, m *fsm.Machine, api adapters.API, ref adapters.Ref, now time.Time, tr Tracer) (Report, error) {
-	rep := Drive(ctx, api, Start(m, ref, now, Options{}), tr)
+	_, steps := tr.(StepTracer)
+	rep := Drive(ctx, api, Start(m, ref, now, Options{Steps: steps}), tr)
 	return rep, rep.Err
 }
 

@@ -179,6 +179,7 @@ const actionMachine = `
     on "label" "transient" {
       to     = Failed
       reason = RetryLimitExceeded
+      set    = {}
     }
     on "check" "invalid" {
       to     = Failed
@@ -685,7 +686,7 @@ func TestResolveLeavesReadStatusAlone(t *testing.T) {
 }`)
 	read := map[string]any{"state": "A", "deep": map[string]any{"inner": map[string]any{"x": int64(1), "y": "kept"}, "gone": true}, "other": map[string]any{"z": int64(3)}}
 	before, _ := json.Marshal(read)
-	rec := engine.Start(m, w1, t0, engine.Options{})
+	rec := engine.Start(m, w1, t0, engine.Options{Steps: true})
 	rec.Deliver(engine.Delivery{Result: adapters.Result{Outcome: adapters.OK, Object: widget(map[string]any{}, read)}})
 	rd := rec.Ready()
 	if len(rd.Trace) != 3 || rd.Trace[1].Fired == nil {

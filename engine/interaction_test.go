@@ -124,6 +124,10 @@ func (e *interaction) load(t *testing.T, d *datadriven.TestData) string {
 	for _, r := range e.m.Resources {
 		e.world.RegisterKind(r.APIVersion, r.Kind, adapters.Scope(r.Scope), sim.KindOptions{HasStatus: true})
 	}
+	e.world.RegisterKind("events.k8s.io/v1", "Event", adapters.Namespaced, sim.KindOptions{})
+	if !e.drives(adapters.Ref{APIVersion: "v1", Kind: "ConfigMap"}) {
+		e.world.RegisterKind("v1", "ConfigMap", adapters.Namespaced, sim.KindOptions{})
+	}
 	e.rec, e.last, e.ref, e.refs = nil, nil, adapters.Ref{}, nil
 	return "ok\n"
 }
@@ -168,6 +172,16 @@ func (e *interaction) parseRef(t *testing.T, d *datadriven.TestData) adapters.Re
 			return r
 		}
 	}
+	// An object the reconcile made itself: look for it by kind among the
+	// kinds the world serves.
+	if len(parts) == 3 {
+		for _, av := range []string{"v1", "apps/v1", "events.k8s.io/v1"} {
+			r := adapters.Ref{APIVersion: av, Kind: parts[0], Namespace: parts[1], Name: parts[2]}
+			if _, ok := e.world.Object(r); ok {
+				return r
+			}
+		}
+	}
 	t.Fatalf("%s: no object %s in the world", d.Pos, s)
 	return adapters.Ref{}
 }
@@ -191,7 +205,7 @@ func (e *interaction) begin(t *testing.T, d *datadriven.TestData) {
 	}
 	now := interactionStart.Add(at)
 	e.world.Clock().Set(now)
-	e.rec = engine.Start(e.m, e.ref, now, engine.Options{Certify: true})
+	e.rec = engine.Start(e.m, e.ref, now, engine.Options{Certify: true, Steps: true})
 	e.last = nil
 }
 
@@ -250,6 +264,8 @@ func (e *interaction) ready() string {
 				fmt.Fprintf(&b, " wait until %s", since(en.Fired.Wake))
 			}
 			b.WriteString("\n")
+		case en.Unchanged != nil:
+			fmt.Fprintf(&b, "unchanged %q: a rest\n", en.Unchanged.Transition)
 		case en.Problem != nil:
 			fmt.Fprintf(&b, "problem %s: %s\n", en.Problem.Reason, en.Problem.Message)
 		}
@@ -351,11 +367,15 @@ func (e *interaction) reportText(rep *engine.Report) string {
 	if !rep.Wake.IsZero() {
 		parts = append(parts, "wake="+since(rep.Wake))
 	}
-	if rep.StatusWritten {
+	inStatus := e.m.Source.MemoryIn == "status"
+	switch {
+	case rep.StatusWritten && inStatus:
 		parts = append(parts, "status written")
+	case rep.StatusWritten:
+		parts = append(parts, "memory written")
 	}
 	s := "done: " + strings.Join(parts, " ") + "\n"
-	if obj, ok := e.world.Object(e.ref); ok && rep.StatusWritten {
+	if obj, ok := e.world.Object(e.ref); ok && rep.StatusWritten && inStatus {
 		st, _ := obj["status"].(map[string]any)
 		keys := make([]string, 0, len(st))
 		for k := range st {

@@ -19,11 +19,17 @@ type Observation struct {
 	Scope   adapters.Scope   // how the observed kind is served
 	Message string
 	Skipped bool // its when was false
+	// Each, for an observation with for_each, holds the observation of
+	// each element, in order (empty when it was skipped); the
+	// observation's value is then their list.
+	Each []Observation
+	// Item, in Each, is the element the observation was made for.
+	Item any
 	// canonical is set when Object and Items are already canonical JSON
 	// values (Reconcile makes them so once per read, not once per step).
 	canonical bool
 	// val, when set, is value() made once for every step that sees it.
-	val map[string]any
+	val any
 }
 
 // withValue returns o with its CEL value made once (read-only).
@@ -32,9 +38,16 @@ func (o Observation) withValue() Observation {
 	return o
 }
 
-func (o Observation) value() map[string]any {
+func (o Observation) value() any {
 	if o.val != nil {
 		return o.val
+	}
+	if o.Each != nil {
+		out := make([]any, len(o.Each))
+		for i, e := range o.Each {
+			out[i] = e.value()
+		}
+		return out
 	}
 	v := map[string]any{
 		"exists":  o.Outcome == adapters.OK && o.Object != nil,
@@ -61,6 +74,9 @@ func (o Observation) value() map[string]any {
 	if o.Skipped {
 		v["outcome"] = "skipped"
 	}
+	if o.Item != nil {
+		v["item"] = o.Item
+	}
 	return v
 }
 
@@ -80,21 +96,31 @@ type Read struct {
 	// that only the kind's scope is wanted: the reconcile wrote the object
 	// itself and knows what it is.
 	ScopeOnly bool
+	// Each is set on the reads of an observation with for_each: Index is
+	// the element's position and Item the element.
+	Each  bool
+	Index int
+	Item  any
 }
 
 // skipped is the value of an observation not made.
 var skipped = Observation{Skipped: true}.value()
 
-// Reads returns the observations to make before stepping obj at now.
+// Reads returns the first wave of observations to make before stepping
+// obj at now: those that read no other observation (fsm.Observe.Wave).
 func Reads(m *fsm.Machine, obj map[string]any, now time.Time) []Read {
-	v, _ := newVars(m, obj, nil, now)
-	return readsWith(m, v)
+	v, _ := newVars(m, obj, nil, nil, now)
+	return readsWith(m, v, 0)
 }
 
-func readsWith(m *fsm.Machine, v *vars) []Read {
+// readsWith computes, in v, the reads of the observations of one wave.
+func readsWith(m *fsm.Machine, v *vars, wave int) []Read {
 	out := make([]Read, 0, len(m.Observes))
 	for _, o := range m.Observes {
-		r := Read{Name: o.Name, List: o.List != nil}
+		if o.Wave != wave {
+			continue
+		}
+		r := Read{Name: o.Name, List: o.List != nil, Each: o.ForEach != nil}
 		if o.When != nil {
 			ok, err := v.evalBool(o.When)
 			if err != nil {
@@ -106,40 +132,62 @@ func readsWith(m *fsm.Machine, v *vars) []Read {
 				continue
 			}
 		}
-		p := o.Get
-		if r.List {
-			p = o.List
+		if o.ForEach == nil {
+			out = append(out, readOf(o, v, r))
+			continue
 		}
-		// The reference is read from the CEL map itself: converting the
-		// whole map to Go first cost more than evaluating it.
-		val, err := p.Eval(v)
-		if err == nil && types.IsError(val) {
-			err = val.(*types.Err)
-		}
+		list, err := v.eval(o.ForEach)
 		if err != nil {
-			r.Err = err
+			r.Err, r.Index = fmt.Errorf("for_each: %w", err), -1
 			out = append(out, r)
 			continue
 		}
-		m, ok := val.(traits.Mapper)
-		if !ok {
-			r.Err = fmt.Errorf("observe %s: want a map {apiVersion, kind, namespace, name}, got %T", o.Name, library.ToGo(val))
+		items, _ := list.([]any)
+		for i, it := range items {
+			e := r
+			e.Index, e.Item = i, it
+			out = append(out, readOf(o, v.with(map[string]any{"item": it, "index": int64(i)}), e))
+		}
+		if len(items) == 0 {
+			r.Skip = true // nothing to read: the observation is an empty list
 			out = append(out, r)
-			continue
 		}
-		field := func(k string) string {
-			f, found := m.Find(types.String(k))
-			if !found {
-				return ""
-			}
-			s, _ := library.ToGo(f).(string)
-			return s
-		}
-		r.Ref = adapters.Ref{APIVersion: field("apiVersion"), Kind: field("kind"), Namespace: field("namespace"), Name: field("name")}
-		r.LabelSelector = field("labelSelector")
-		out = append(out, r)
 	}
 	return out
+}
+
+// readOf computes the reference of one read of o in v.
+func readOf(o *fsm.Observe, v *vars, r Read) Read {
+	p := o.Get
+	if r.List {
+		p = o.List
+	}
+	// The reference is read from the CEL map itself: converting the
+	// whole map to Go first cost more than evaluating it.
+	val, err := p.Eval(v)
+	if err == nil && types.IsError(val) {
+		err = val.(*types.Err)
+	}
+	if err != nil {
+		r.Err = err
+		return r
+	}
+	m, ok := val.(traits.Mapper)
+	if !ok {
+		r.Err = fmt.Errorf("observe %s: want a map {apiVersion, kind, namespace, name}, got %T", o.Name, library.ToGo(val))
+		return r
+	}
+	field := func(k string) string {
+		f, found := m.Find(types.String(k))
+		if !found {
+			return ""
+		}
+		s, _ := library.ToGo(f).(string)
+		return s
+	}
+	r.Ref = adapters.Ref{APIVersion: field("apiVersion"), Kind: field("kind"), Namespace: field("namespace"), Name: field("name")}
+	r.LabelSelector = field("labelSelector")
+	return r
 }
 
 func refFromMap(m map[string]any) adapters.Ref {

@@ -44,8 +44,12 @@ type Reconciliation struct {
 	trace []Entry
 	rep   Report
 
-	obj  map[string]any // the object as the engine now knows it, with the status it computed
-	orig map[string]any // the status read
+	obj  map[string]any // the object as the engine now knows it (with the status it computed, when it keeps its memory there)
+	mem  map[string]any // the machine's memory, as it now is
+	orig map[string]any // the memory read
+	// companion: the memory is kept in a companion ConfigMap, which
+	// exists (companionFound) or is created at the end.
+	companion, companionFound bool
 	// written holds the objects this reconcile wrote (nil: deleted): later
 	// micro-steps observe them as written instead of reading them again,
 	// so a cache that has not caught up cannot make a fresh write look
@@ -61,9 +65,11 @@ type Reconciliation struct {
 	v       *vars    // its activation
 	problem *Problem // its params' problem
 	snap    Snapshot
+	wave    int           // the wave of observations being made
 	pending []pendingRead // the reads Ready asked for
 	d       *Decision
 	results []ActionResult
+	sentAny bool         // the transition's actions sent a request
 	action  int          // index in d.Actions of the action being carried out
 	request int          // index in its Requests of the request sent
 	cur     ActionResult // the action's outcome so far
@@ -75,6 +81,9 @@ type Options struct {
 	// Certify asks, when the reconcile ends at rest without a problem,
 	// for the certificate of that rest (Report.Certificate; see Certify).
 	Certify bool
+	// Steps asks for every step's Snapshot and Decision in the trace (for
+	// a StepTracer); without it the trace holds what fired.
+	Steps bool
 }
 
 // Ready is what a Reconciliation needs next: exactly one of Reads,
@@ -92,13 +101,15 @@ type Ready struct {
 }
 
 // An Entry is one event of a reconcile, for tracers: a step (Decision,
-// with the Snapshot it decided from), a fired transition (Fired), or the
+// with the Snapshot it decided from), a fired transition (Fired), a
+// transition that changed nothing and so is a rest (Unchanged), or the
 // problem the reconcile reports instead of moving on (Problem).
 type Entry struct {
-	Snapshot *Snapshot
-	Decision *Decision
-	Fired    *Result
-	Problem  *Problem
+	Snapshot  *Snapshot
+	Decision  *Decision
+	Fired     *Result
+	Unchanged *Result
+	Problem   *Problem
 }
 
 // Delivery is the outcome of what Ready asked for: the Result of a
@@ -144,8 +155,8 @@ type readKey struct {
 
 // pendingRead is a read Ready asked for, and the observations it answers.
 type pendingRead struct {
-	key   readKey
-	names []string
+	key     readKey
+	targets []readTarget
 	// written, when set, is the object this reconcile wrote (or deleted)
 	// under this reference: only the scope is asked for.
 	written *writtenObject
@@ -181,6 +192,8 @@ func (r *Reconciliation) Deliver(d Delivery) {
 		r.observed(d.Observations)
 	case r.need.Request != nil && r.status:
 		r.statusWritten(d.Result)
+	case r.need.Request != nil && r.companion:
+		r.readCompanion(d.Result)
 	case r.need.Request != nil && r.d == nil:
 		r.read(d.Result)
 	default:
@@ -202,10 +215,36 @@ func (r *Reconciliation) read(res adapters.Result) {
 		return
 	}
 	r.obj = res.Object
-	// Statuses are never changed in place (resolve builds each new one),
-	// so the status read is kept as it is to compare with at the end.
-	r.orig, _ = library.Canonical(statusOf(r.obj)).(map[string]any)
+	if r.m.Source.MemoryIn == "companion" {
+		r.companion = true
+		r.need = Ready{Request: &adapters.Request{Verb: adapters.Get, Ref: companionRef(r.m, r.ref)}}
+		return
+	}
+	r.remember(memoryOf(r.m, r.obj))
+}
+
+// remember takes the memory read and begins the first micro-step.
+func (r *Reconciliation) remember(mem map[string]any) {
+	// Memories are never changed in place (resolve builds each new one),
+	// so the memory read is kept as it is to compare with at the end.
+	r.orig, _ = library.Canonical(mem).(map[string]any)
+	r.mem = r.orig
 	r.observe()
+}
+
+// readCompanion takes the companion ConfigMap that holds the memory.
+func (r *Reconciliation) readCompanion(res adapters.Result) {
+	r.companion = false
+	switch res.Outcome {
+	case adapters.OK:
+		r.companionFound = true
+		r.remember(CompanionMemory(res.Object))
+	case adapters.NotFound:
+		r.remember(map[string]any{})
+	default:
+		r.rep.Err = fmt.Errorf("get the memory of %s: %s: %s", r.ref, res.Outcome, res.Message)
+		r.done()
+	}
 }
 
 // observe begins a micro-step: it computes the step's reads and answers
@@ -218,35 +257,96 @@ func (r *Reconciliation) observe() {
 		return
 	}
 	r.d = nil
-	r.v, r.problem = newVarsOf(r.m, r.obj, true, nil, r.now)
-	reads := readsWith(r.m, r.v)
-	r.snap = Snapshot{Object: r.obj, Now: r.now, Reads: reads}
+	r.v, r.problem = newVarsOf(r.m, r.obj, r.mem, true, nil, r.now)
+	r.snap = Snapshot{Object: r.obj, Memory: r.mem, Now: r.now}
+	if len(r.m.Observes) > 0 {
+		r.snap.Observations = make(map[string]Observation, len(r.m.Observes))
+	}
+	r.wave = 0
+	r.observeWave()
+}
+
+// observeWave makes the observations wave by wave (fsm.Observe.Wave): the
+// reads of a wave are computed with the observations of the waves before
+// it, and asked for together.
+func (r *Reconciliation) observeWave() {
+	for ; r.wave <= maxWave(r.m); r.wave++ {
+		v := r.v
+		if r.wave > 0 {
+			v = r.v.observing(r.snap.Observations)
+		}
+		reads := readsWith(r.m, v, r.wave)
+		if r.wave == 0 {
+			r.snap.Reads = reads
+		} else {
+			r.snap.Reads = append(r.snap.Reads, reads...)
+		}
+		if asked := r.answer(reads); len(asked) > 0 {
+			r.need = Ready{Reads: asked}
+			return
+		}
+	}
+	r.decide()
+}
+
+func maxWave(m *fsm.Machine) int {
+	w := 0
+	for _, o := range m.Observes {
+		w = max(w, o.Wave)
+	}
+	return w
+}
+
+// answer places what the reconcile knows of reads itself (skipped reads,
+// failed references, objects it wrote, what it already read) and returns
+// the reads it must ask for.
+func (r *Reconciliation) answer(reads []Read) []Read {
+	obs := r.snap.Observations
+	// An observation with for_each is the list of its elements'.
+	for _, rd := range reads {
+		switch {
+		case !rd.Each:
+		case rd.Skip:
+			obs[rd.Name] = Observation{Each: []Observation{}}
+		case rd.Index < 0:
+			obs[rd.Name] = Observation{Each: []Observation{{Outcome: adapters.Invalid, Message: rd.Err.Error()}}}
+		default:
+			o := obs[rd.Name]
+			if len(o.Each) <= rd.Index {
+				o.Each = append(o.Each, make([]Observation, rd.Index+1-len(o.Each))...)
+			}
+			obs[rd.Name] = o
+		}
+	}
 	r.pending = r.pending[:0]
 	var asked []Read
-	var obs map[string]Observation
-	if len(reads) > 0 {
-		obs = make(map[string]Observation, len(reads))
-	}
 	for _, rd := range reads {
+		t := readTarget{name: rd.Name, index: -1, item: rd.Item}
+		if rd.Each {
+			if rd.Skip || rd.Index < 0 {
+				continue
+			}
+			t.index = rd.Index
+		}
 		key := readKey{rd.Ref, rd.List, rd.LabelSelector}
 		switch {
 		case rd.Skip:
-			obs[rd.Name] = Observation{Skipped: true}
+			r.place(t, Observation{Skipped: true})
 			continue
 		case rd.Err != nil:
-			obs[rd.Name] = Observation{Outcome: adapters.Invalid, Message: rd.Err.Error()}
+			r.place(t, Observation{Outcome: adapters.Invalid, Message: rd.Err.Error()})
 			continue
 		}
 		if o, ok := r.seen[key]; ok && (rd.List || !hasRef(r.written, rd.Ref)) {
-			obs[rd.Name] = o
+			r.place(t, o)
 			continue
 		}
 		if i := r.pendingIndex(key); i >= 0 {
-			r.pending[i].names = append(r.pending[i].names, rd.Name)
+			r.pending[i].targets = append(r.pending[i].targets, t)
 			continue
 		}
-		p := pendingRead{key: key, names: []string{rd.Name}}
-		q := Read{Name: rd.Name, Ref: rd.Ref, List: rd.List, LabelSelector: rd.LabelSelector}
+		p := pendingRead{key: key, targets: []readTarget{t}}
+		q := Read{Name: rd.Name, Ref: rd.Ref, List: rd.List, LabelSelector: rd.LabelSelector, Each: rd.Each, Index: rd.Index, Item: rd.Item}
 		if !rd.List && hasRef(r.written, rd.Ref) {
 			p.written = &writtenObject{r.written[rd.Ref]}
 			q.ScopeOnly = true
@@ -254,12 +354,24 @@ func (r *Reconciliation) observe() {
 		r.pending = append(r.pending, p)
 		asked = append(asked, q)
 	}
-	r.snap.Observations = obs
-	if len(asked) > 0 {
-		r.need = Ready{Reads: asked}
+	return asked
+}
+
+// readTarget is where an observation goes: the observation of name, or
+// element index of it (index >= 0, made for item).
+type readTarget struct {
+	name  string
+	index int
+	item  any
+}
+
+func (r *Reconciliation) place(t readTarget, o Observation) {
+	if t.index < 0 {
+		r.snap.Observations[t.name] = o
 		return
 	}
-	r.decide()
+	o.Item, o.val = t.item, nil // its value carries the element
+	r.snap.Observations[t.name].Each[t.index] = o
 }
 
 func (r *Reconciliation) pendingIndex(key readKey) int {
@@ -289,12 +401,13 @@ func (r *Reconciliation) observed(got []Observation) {
 		} else {
 			r.seen[p.key] = o
 		}
-		for _, name := range p.names {
-			r.snap.Observations[name] = o
+		for _, t := range p.targets {
+			r.place(t, o)
 		}
 	}
 	r.pending = r.pending[:0]
-	r.decide()
+	r.wave++
+	r.observeWave()
 }
 
 // decide steps with what was observed, and starts the actions of the
@@ -305,7 +418,9 @@ func (r *Reconciliation) decide() {
 	d := step(r.m, r.snap, v, r.problem)
 	r.d = d
 	snap := r.snap
-	r.trace = append(r.trace, Entry{Snapshot: &snap, Decision: d})
+	if r.opts.Steps {
+		r.trace = append(r.trace, Entry{Snapshot: &snap, Decision: d})
+	}
 	switch {
 	case d.Problem != nil:
 		r.rep.Problem = d.Problem
@@ -324,6 +439,7 @@ func (r *Reconciliation) decide() {
 	}
 	r.steps++
 	r.results = r.results[:0]
+	r.sentAny = false
 	r.action = -1
 	r.nextAction()
 }
@@ -348,7 +464,7 @@ func (r *Reconciliation) nextAction() {
 		pa := r.d.Actions[r.action]
 		switch {
 		case pa.Err != nil:
-			r.results = append(r.results, classify(r.v, pa, 0, adapters.Result{}))
+			r.results = append(r.results, bestEffort(pa.Action, classify(r.v, pa, 0, adapters.Result{})))
 			continue
 		case pa.Skipped || len(pa.Requests) == 0:
 			r.results = append(r.results, ActionResult{Action: pa.Action.Name, Outcome: string(adapters.OK)})
@@ -356,6 +472,7 @@ func (r *Reconciliation) nextAction() {
 		}
 		r.cur = ActionResult{Action: pa.Action.Name, Outcome: string(adapters.OK)}
 		r.request = 0
+		r.sentAny = true
 		r.need = Ready{Request: &pa.Requests[0]}
 		return
 	}
@@ -387,14 +504,17 @@ func (r *Reconciliation) sent(res adapters.Result) {
 		// A write to the reconciled object itself is what the object now
 		// is; its status stays the engine's own.
 		if res.Object != nil && req.Subresource == "" && sameObject(req.Ref, r.ref) {
-			r.obj = withStatus(res.Object, statusOf(r.obj))
+			r.obj = res.Object
+			if r.m.Source.MemoryIn == "status" {
+				r.obj = withStatus(res.Object, r.mem)
+			}
 		}
 	}
 	if ar.Outcome != string(adapters.OK) {
 		if len(pa.Requests) > 1 {
 			ar.Message = fmt.Sprintf("%s %s: %s", req.Verb, req.Ref, ar.Message)
 		}
-		r.results = append(r.results, ar)
+		r.results = append(r.results, bestEffort(pa.Action, ar))
 		r.nextAction()
 		return
 	}
@@ -416,9 +536,24 @@ func (r *Reconciliation) resolveRoute() {
 		r.finish()
 		return
 	}
+	// A transition back to its own state that sent nothing, waits for
+	// nothing and leaves the status as it was changes nothing: it is a
+	// rest, not a firing (no guard is needed to stop it).
+	if res.To == r.d.From && !r.sentAny && !res.Wait && jsonvalue.Equal(res.Status, r.mem) {
+		r.trace = append(r.trace, Entry{Unchanged: res})
+		r.rep.Wake, r.rep.Problem = restWake(r.m, r.d.From, r.snap, r.v)
+		if r.rep.Problem == nil {
+			r.rep.Rest, r.rep.RestSnapshot = r.d, r.snap
+		}
+		r.finish()
+		return
+	}
 	r.rep.Transitions = append(r.rep.Transitions, res)
 	r.trace = append(r.trace, Entry{Fired: res})
-	r.obj = withStatus(r.obj, res.Status)
+	r.mem = res.Status
+	if r.m.Source.MemoryIn == "status" {
+		r.obj = withStatus(r.obj, res.Status)
+	}
 	if res.Wait {
 		r.rep.Wake = res.Wake
 		r.finish()
@@ -430,7 +565,7 @@ func (r *Reconciliation) resolveRoute() {
 // finish computes the final status (a problem's reason and message) and
 // asks for the status write when it changed.
 func (r *Reconciliation) finish() {
-	st := statusOf(r.obj)
+	st := r.mem
 	if r.rep.Problem != nil {
 		r.trace = append(r.trace, Entry{Problem: r.rep.Problem})
 		st = shallowCopy(st)
@@ -444,9 +579,14 @@ func (r *Reconciliation) finish() {
 		r.done()
 		return
 	}
-	patch := map[string]any{"status": jsonvalue.MergeDiff(r.orig, st)}
+	req, err := memoryWrite(r.m, r.ref, r.obj, r.orig, st, r.companionFound)
+	if err != nil {
+		r.rep.Err = err
+		r.done()
+		return
+	}
 	r.status = true
-	r.need = Ready{Request: &adapters.Request{Verb: adapters.Patch, Ref: r.ref, Subresource: "status", PatchType: adapters.MergePatch, Body: patch, FieldManager: "statecraft"}}
+	r.need = Ready{Request: &req}
 }
 
 // statusWritten takes the result of the status write.
@@ -457,7 +597,10 @@ func (r *Reconciliation) statusWritten(res adapters.Result) {
 	case adapters.NotFound:
 		r.rep.StatusWritten = true // the object went while the reconcile ran
 	default:
-		r.rep.Err = fmt.Errorf("write status of %s: %s: %s", r.ref, res.Outcome, res.Message)
+		r.rep.Err = fmt.Errorf("write the memory of %s: %s: %s", r.ref, res.Outcome, res.Message)
+		if r.m.Source.MemoryIn == "status" {
+			r.rep.Err = fmt.Errorf("write status of %s: %s: %s", r.ref, res.Outcome, res.Message)
+		}
 	}
 	r.done()
 }

@@ -2,6 +2,8 @@ package engine
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/statecraft/statecraft/adapters"
@@ -17,6 +19,18 @@ type ActionResult struct {
 	Outcome string // an adapters.Outcome or a domain outcome such as not_retained
 	Message string
 	Object  map[string]any
+	// Ignored, on a best-effort action that did not end ok, is the outcome
+	// and message it ended in; Outcome is then ok, for routing.
+	Ignored string
+}
+
+// bestEffort returns ar as a best-effort action's result routes it: ok,
+// with what it really ended in kept in Ignored.
+func bestEffort(a *fsm.Action, ar ActionResult) ActionResult {
+	if !a.BestEffort || ar.Outcome == string(adapters.OK) {
+		return ar
+	}
+	return ActionResult{Action: ar.Action, Outcome: string(adapters.OK), Ignored: ar.Outcome + ": " + ar.Message}
 }
 
 // classify turns the result of request i of a planned action into the
@@ -116,11 +130,29 @@ func resolve(m *fsm.Machine, d *Decision, step *vars, results []ActionResult) (*
 	if route == nil {
 		return nil, fmt.Errorf("transition %q: no route for %s %s", t.Name, last.Action, last.Outcome)
 	}
-	to, err := m.Move(d.From, route.Event)
+	// The move enters the destination: its set blocks and condition blocks
+	// are the entry work looplab/fsm's callback does; the route's follow
+	// (and win). All are computed from the values before the transition.
+	w := &entryWork{v: v, t: t}
+	to, err := m.Move(d.From, route.Event, w.enter)
 	if err != nil {
 		return nil, err
 	}
+	w.add(route.Set, route.Computed)
+	if w.err != nil {
+		return nil, w.err
+	}
 	res := &Result{Transition: t.Name, From: d.From, To: to, Event: route.Event, Reason: route.Reason, Last: last}
+	if route.ComputedReason != nil {
+		reason, err := v.eval(route.ComputedReason)
+		if err != nil {
+			return nil, fmt.Errorf("transition %q reason: %w", t.Name, err)
+		}
+		res.Reason, _ = reason.(string)
+		if !slices.Contains(route.Reasons, res.Reason) {
+			return nil, fmt.Errorf("transition %q: reason %q is not one of its declared reasons (%s)", t.Name, res.Reason, strings.Join(route.Reasons, ", "))
+		}
+	}
 	if route.Message != nil {
 		msg, err := v.eval(route.Message)
 		if err != nil {
@@ -130,20 +162,7 @@ func resolve(m *fsm.Machine, d *Decision, step *vars, results []ActionResult) (*
 	} else if last != nil && last.Outcome != string(adapters.OK) {
 		res.Message = last.Message
 	}
-	// Assignments are computed from the values before the transition: the
-	// destination state's first, then the route's, which win.
-	type assignment struct {
-		path string
-		val  any
-	}
-	var sets []assignment
-	for _, a := range append(append([]fsm.Assign(nil), m.State(to).Set...), route.Set...) {
-		val, err := v.eval(a.Value)
-		if err != nil {
-			return nil, fmt.Errorf("transition %q set %s: %w", t.Name, a.Path, err)
-		}
-		sets = append(sets, assignment{a.Path, val})
-	}
+	sets, computed := w.sets, w.conditions
 	switch {
 	case route.After != nil || route.At != nil:
 		p := route.After
@@ -185,6 +204,16 @@ func resolve(m *fsm.Machine, d *Decision, step *vars, results []ActionResult) (*
 	for _, c := range append(append([]rules.Assignment(nil), dst.Conditions...), route.Conditions...) {
 		st["conditions"] = setCondition(st["conditions"], c.Path, c.Lit, reason, message, st["observedGeneration"], step.now)
 	}
+	for _, c := range computed {
+		r, msg := c.reason, c.message
+		if c.Reason == nil {
+			r = reason
+		}
+		if c.Message == nil {
+			msg = message
+		}
+		st["conditions"] = setCondition(st["conditions"], c.Type, c.status, r, msg, st["observedGeneration"], step.now)
+	}
 	for _, s := range sets {
 		setPath(st, s.path, s.val)
 	}
@@ -206,4 +235,63 @@ func matches(r *fsm.Route, l ActionResult) bool {
 		return r.Action == l.Action && r.Outcome == "ok"
 	}
 	return (r.Action == l.Action || r.Action == fsm.Wildcard) && (r.Outcome == l.Outcome || r.Outcome == fsm.Wildcard)
+}
+
+// entryWork computes the set blocks and condition blocks a move applies:
+// the destination state's (enter, looplab/fsm's enter_state callback),
+// then the route's (add).
+type entryWork struct {
+	v          *vars
+	t          *fsm.Transition
+	sets       []assignment
+	conditions []conditionValue
+	err        error
+}
+
+type assignment struct {
+	path string
+	val  any
+}
+
+type conditionValue struct {
+	fsm.Condition
+	status, reason, message string
+}
+
+func (w *entryWork) enter(to *fsm.State) { w.add(to.Set, to.Computed) }
+
+func (w *entryWork) add(sets []fsm.Assign, conds []fsm.Condition) {
+	if w.err != nil {
+		return
+	}
+	for _, a := range sets {
+		val, err := w.v.eval(a.Value)
+		if err != nil {
+			w.err = fmt.Errorf("transition %q set %s: %w", w.t.Name, a.Path, err)
+			return
+		}
+		w.sets = append(w.sets, assignment{a.Path, val})
+	}
+	for _, c := range conds {
+		cv := conditionValue{Condition: c}
+		for _, f := range []struct {
+			p   *fsm.Program
+			dst *string
+		}{{c.Status, &cv.status}, {c.Reason, &cv.reason}, {c.Message, &cv.message}} {
+			if f.p == nil {
+				continue
+			}
+			val, err := w.v.eval(f.p)
+			if err != nil {
+				w.err = fmt.Errorf("transition %q condition %s: %w", w.t.Name, c.Type, err)
+				return
+			}
+			*f.dst, _ = val.(string)
+		}
+		if cv.status != "True" && cv.status != "False" && cv.status != "Unknown" {
+			w.err = fmt.Errorf("transition %q condition %s: status %q is not True, False or Unknown", w.t.Name, c.Type, cv.status)
+			return
+		}
+		w.conditions = append(w.conditions, cv)
+	}
 }

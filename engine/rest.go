@@ -45,13 +45,15 @@ func Certify(m *fsm.Machine, snap Snapshot, d *Decision) (Rest, bool) {
 	if d == nil || d.Transition != nil || d.Problem != nil {
 		return Rest{}, false
 	}
-	v, _ := newVars(m, snap.Object, snap.Observations, snap.Now)
+	v, _ := newVars(m, snap.Object, snap.Memory, snap.Observations, snap.Now)
 	return certify(m, snap, d, v)
 }
 
 // certify is Certify in the activation v of the step that decided d.
+// A rest is certified only for a machine whose memory is the object's
+// status (a runner watches the object, not where else it may be kept).
 func certify(m *fsm.Machine, snap Snapshot, d *Decision, v *vars) (Rest, bool) {
-	if d == nil || d.Transition != nil || d.Problem != nil {
+	if d == nil || d.Transition != nil || d.Problem != nil || m.Source.MemoryIn != "status" {
 		return Rest{}, false
 	}
 	prof := m.Rest(d.From)

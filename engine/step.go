@@ -18,6 +18,9 @@ type Snapshot struct {
 	Object       map[string]any
 	Observations map[string]Observation
 	Now          time.Time
+	// Memory is the machine's memory, which rules read as status; nil
+	// reads it from Object (its status, or its annotation).
+	Memory map[string]any
 	// Reads, when set, are the reads that made Observations (a
 	// Reconciliation sets them; Step does not look at them).
 	Reads []Read
@@ -53,11 +56,16 @@ type Problem struct {
 	Message string
 }
 
-// CurrentState returns the state recorded in obj's status, or the initial
-// state when there is none (or it names no state of m).
+// CurrentState returns the state recorded in obj's memory (its status,
+// unless the machine keeps its memory elsewhere), or the initial state when
+// there is none (or it names no state of m).
 func CurrentState(m *fsm.Machine, obj map[string]any) string {
-	st, _ := obj["status"].(map[string]any)
-	if s, ok := st[m.StateField].(string); ok && m.State(s) != nil {
+	return stateIn(m, memoryOf(m, obj))
+}
+
+// stateIn returns the state recorded in a memory.
+func stateIn(m *fsm.Machine, mem map[string]any) string {
+	if s, ok := mem[m.StateField].(string); ok && m.State(s) != nil {
 		return s
 	}
 	return m.Initial.Name
@@ -65,17 +73,25 @@ func CurrentState(m *fsm.Machine, obj map[string]any) string {
 
 // newVars builds the activation for obj at now, resolving params. A param
 // whose override is invalid yields a Problem.
-func newVars(m *fsm.Machine, obj map[string]any, obs map[string]Observation, now time.Time) (*vars, *Problem) {
-	return newVarsOf(m, obj, false, obs, now)
+func newVars(m *fsm.Machine, obj, mem map[string]any, obs map[string]Observation, now time.Time) (*vars, *Problem) {
+	return newVarsOf(m, obj, mem, false, obs, now)
 }
 
 // newVarsOf is newVars for an obj known to be canonical or not.
-func newVarsOf(m *fsm.Machine, obj map[string]any, canonical bool, obs map[string]Observation, now time.Time) (*vars, *Problem) {
+//
+// mem is the machine's memory, which rules read as status; nil reads it
+// from obj.
+func newVarsOf(m *fsm.Machine, obj, mem map[string]any, canonical bool, obs map[string]Observation, now time.Time) (*vars, *Problem) {
 	self := obj
 	if !canonical {
 		self, _ = library.Canonical(obj).(map[string]any)
 	}
-	v := &vars{m: m, self: self, status: statusOf(self), now: now}
+	if mem == nil {
+		mem = memoryOf(m, self)
+	} else if !canonical {
+		mem, _ = library.Canonical(mem).(map[string]any)
+	}
+	v := &vars{m: m, self: self, status: mem, now: now}
 	var problem *Problem
 	v.params, problem = params(m, self, v)
 	v.observe(obs)
@@ -100,7 +116,11 @@ func (v *vars) observe(obs map[string]Observation) {
 	}
 	for _, o := range v.m.Observes {
 		if _, ok := v.obs[o.Name]; !ok {
-			v.obs[o.Name] = skipped
+			if o.ForEach != nil {
+				v.obs[o.Name] = []any{}
+			} else {
+				v.obs[o.Name] = skipped
+			}
 		}
 	}
 }
@@ -117,7 +137,7 @@ func display(v any) string {
 // true fires. It computes the requests of that transition's actions but
 // carries none out. Step is pure: same snapshot, same Decision.
 func Step(m *fsm.Machine, snap Snapshot) *Decision {
-	v, problem := newVars(m, snap.Object, snap.Observations, snap.Now)
+	v, problem := newVars(m, snap.Object, snap.Memory, snap.Observations, snap.Now)
 	return step(m, snap, v, problem)
 }
 
@@ -125,7 +145,7 @@ func Step(m *fsm.Machine, snap Snapshot) *Decision {
 // problem, if any). v evaluates the lets the guards read and keeps them,
 // for the planning and routing that follow.
 func step(m *fsm.Machine, snap Snapshot, v *vars, problem *Problem) *Decision {
-	from := CurrentState(m, snap.Object)
+	from := stateIn(m, v.status)
 	d := &Decision{From: from}
 	if problem != nil {
 		d.Problem = problem
@@ -153,25 +173,7 @@ func step(m *fsm.Machine, snap Snapshot, v *vars, problem *Problem) *Decision {
 			d.Problem = &Problem{Reason: "EvaluationError", Message: fmt.Sprintf("transition %q: %v", guardErr.Transition, guardErr.Err)}
 			return d
 		}
-		if s := m.State(from); s.Recheck != nil {
-			t, err := v.evalTime(s.Recheck)
-			if err != nil {
-				d.Problem = &Problem{Reason: "EvaluationError", Message: fmt.Sprintf("state %q recheck: %v", from, err)}
-				return d
-			}
-			if !t.After(snap.Now) {
-				t = snap.Now.Add(time.Second)
-			}
-			if s.Jitter != nil {
-				j, err := v.evalTime(s.Jitter)
-				if err != nil {
-					d.Problem = &Problem{Reason: "EvaluationError", Message: fmt.Sprintf("state %q jitter: %v", from, err)}
-					return d
-				}
-				t = t.Add(JitterOffset(jitterKey(snap.Object), t, j.Sub(snap.Now)))
-			}
-			d.Wake = t
-		}
+		d.Wake, d.Problem = restWake(m, from, snap, v)
 		return d
 	}
 	for _, a := range d.Transition.Actions {
@@ -186,4 +188,29 @@ func errNotBool(v ref.Val) error {
 
 func errNotTime(v ref.Val) error {
 	return fmt.Errorf("gave %v (%s), not a duration or timestamp", v, v.Type().TypeName())
+}
+
+// restWake returns when an object resting in state from must be stepped
+// again: the state's recheck (at least a second from now), delayed by its
+// jitter; zero when the state has no recheck.
+func restWake(m *fsm.Machine, from string, snap Snapshot, v *vars) (time.Time, *Problem) {
+	s := m.State(from)
+	if s.Recheck == nil {
+		return time.Time{}, nil
+	}
+	t, err := v.evalTime(s.Recheck)
+	if err != nil {
+		return time.Time{}, &Problem{Reason: "EvaluationError", Message: fmt.Sprintf("state %q recheck: %v", from, err)}
+	}
+	if !t.After(snap.Now) {
+		t = snap.Now.Add(time.Second)
+	}
+	if s.Jitter != nil {
+		j, err := v.evalTime(s.Jitter)
+		if err != nil {
+			return time.Time{}, &Problem{Reason: "EvaluationError", Message: fmt.Sprintf("state %q jitter: %v", from, err)}
+		}
+		t = t.Add(JitterOffset(jitterKey(snap.Object), t, j.Sub(snap.Now)))
+	}
+	return t, nil
 }

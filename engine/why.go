@@ -51,7 +51,7 @@ func Explain(m *fsm.Machine, snap Snapshot, d *Decision) []Why {
 	if d == nil || d.Problem != nil {
 		return nil
 	}
-	v, _ := newVars(m, snap.Object, snap.Observations, snap.Now)
+	v, _ := newVars(m, snap.Object, snap.Memory, snap.Observations, snap.Now)
 	var out []Why
 	for _, g := range d.Guards {
 		var t *fsm.Transition
@@ -81,7 +81,7 @@ func ClauseValues(m *fsm.Machine, snap Snapshot, p *fsm.Program) []*bool {
 	if p == nil {
 		return nil
 	}
-	v, _ := newVars(m, snap.Object, snap.Observations, snap.Now)
+	v, _ := newVars(m, snap.Object, snap.Memory, snap.Observations, snap.Now)
 	var out []*bool
 	for _, c := range explainClauses(m, v, p, 2) {
 		out = append(out, c.Bool)

@@ -292,6 +292,9 @@ func (a *analyzer) cycles() {
 					continue
 				}
 				from := idx[s.Name]
+				if from == to && a.restingLoop(t, r) {
+					continue // the second time round it changes nothing: a rest
+				}
 				adj[from] = append(adj[from], edge{from: from, to: to, t: t, r: r})
 			}
 		}
@@ -350,7 +353,7 @@ func (a *analyzer) checkCycle(cyc []edge, seen map[string]bool) {
 			conj = append(conj, a.conjuncts(p)...)
 		}
 	}
-	if contradictory(conj) {
+	if contradictory(conj) || a.orderBound(cyc, written) {
 		return
 	}
 	// Report each set of transitions once, at the first declared.
@@ -375,6 +378,39 @@ func (a *analyzer) checkCycle(cyc []edge, seen map[string]bool) {
 	a.warn(first.DeclRange, "Unbounded cycle", "The cycle %s can repeat without end within one reconcile: none of its routes waits (after, at), none of its guards reads a status field the cycle writes, and no two of its guards contradict; it can run into max_steps. Add a wait or a counter in status.", strings.Join(steps, ", "))
 }
 
+// orderBound reports whether the cycle is bounded by the order of its
+// transitions: none of them has actions, each leaves every state of the
+// cycle, and no guard of theirs reads a status field the cycle writes, the
+// state field or outcome. Then the reconcile's observations stay as they
+// are, every guard has one value in all the cycle's states, and the first
+// of the cycle's transitions that holds is the one taken in each of them:
+// a cycle of two or more transitions cannot go round (and one transition's
+// self-loop is a rest or is reported as such).
+func (a *analyzer) orderBound(cyc []edge, written map[string]bool) bool {
+	for _, e := range cyc {
+		if len(e.t.Actions) > 0 {
+			return false
+		}
+		for _, c := range cyc {
+			if !fromIncludes(e.t, a.m.States[c.from].Name) {
+				return false
+			}
+		}
+		for f := range a.statusReads(e.t.When) {
+			if written[f] || f == a.m.StateField || f == "outcome" {
+				return false
+			}
+		}
+	}
+	first := cyc[0].t
+	for _, e := range cyc {
+		if e.t != first {
+			return true
+		}
+	}
+	return false // one transition all round: its own routes decide
+}
+
 // writes returns the top-level status fields a route writes that can bound
 // a cycle: message and observedGeneration always; reason when the route has
 // one; conditions when the destination declares some; and the first segment
@@ -382,7 +418,7 @@ func (a *analyzer) checkCycle(cyc []edge, seen map[string]bool) {
 // cycle they only take the values of its own states again.
 func (a *analyzer) writes(r *Route) map[string]bool {
 	w := map[string]bool{"message": true, "observedGeneration": true}
-	if r.Reason != "" {
+	if r.HasReason() {
 		w["reason"] = true
 	}
 	if s := a.m.State(r.To); s != nil && len(s.Conditions) > 0 {
@@ -557,14 +593,18 @@ var (
 // parse parses a compiled expression again: the Program keeps only the
 // evaluable form. The names are resolved by walking the AST with the
 // comprehension scopes.
-func parse(src string) *exprInfo {
+func parse(m *Machine, src string) *exprInfo {
 	parseEnvOnce.Do(func() {
 		parseEnv, _ = cel.NewEnv(library.EnvOptions(nil)...) // parsing only: nothing is evaluated
 	})
-	if parseEnv == nil {
+	env := parseEnv
+	if m.parseEnv != nil {
+		env = m.parseEnv // the machine's functions expand as they did when it compiled
+	}
+	if env == nil {
 		return nil
 	}
-	ast, iss := parseEnv.Parse(src)
+	ast, iss := env.Parse(src)
 	if iss != nil && iss.Err() != nil {
 		return nil
 	}
@@ -657,7 +697,7 @@ func (a *analyzer) collect() {
 				continue
 			}
 			if _, ok := a.info[p]; !ok {
-				a.info[p] = parse(p.Expr.Source)
+				a.info[p] = parse(m, p.Expr.Source)
 			}
 			a.all = append(a.all, p)
 		}
@@ -667,12 +707,12 @@ func (a *analyzer) collect() {
 	}
 	for _, o := range m.Observes {
 		a.obs[o.Name] = true
-		add(o.Get, o.List, o.When)
+		add(o.Get, o.List, o.When, o.ForEach)
 	}
 	for _, l := range m.Lets {
 		a.lets[l.Name] = l
 		if l.Value != nil {
-			a.info[l.Value] = parse(l.Value.Expr.Source)
+			a.info[l.Value] = parse(m, l.Value.Expr.Source)
 		}
 	}
 	for _, s := range m.States {
@@ -690,4 +730,60 @@ func (a *analyzer) collect() {
 			}
 		}
 	}
+}
+
+// restingLoop reports whether a self-loop route of t is a rest the second
+// time it is taken in one reconcile: t makes no request, so the
+// reconcile's observations are what they were (a read it already made is
+// not made again), and nothing the route writes reads the memory (status)
+// or last, so it writes the same again, and a transition that changes
+// nothing is a rest.
+func (a *analyzer) restingLoop(t *Transition, r *Route) bool {
+	if len(t.Actions) > 0 {
+		return false
+	}
+	var ps []*Program
+	ps = append(ps, r.Message, r.ComputedReason)
+	for _, s := range r.Set {
+		ps = append(ps, s.Value)
+	}
+	for _, c := range r.Computed {
+		ps = append(ps, c.Status, c.Reason, c.Message)
+	}
+	if st := a.m.State(r.To); st != nil {
+		for _, s := range st.Set {
+			ps = append(ps, s.Value)
+		}
+		for _, c := range st.Computed {
+			ps = append(ps, c.Status, c.Reason, c.Message)
+		}
+	}
+	for _, p := range ps {
+		if p == nil {
+			continue
+		}
+		if p.Root() == nil {
+			return false
+		}
+		for name := range a.reads(p.Root(), map[string]bool{}) {
+			if name == "status" || name == "last" {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// reads returns the free identifiers of e, through the lets it reads.
+func (a *analyzer) reads(e celast.Expr, seen map[string]bool) map[string]bool {
+	out := freeIdents(e)
+	for name := range freeIdents(e) {
+		if l := a.lets[name]; l != nil && !seen[name] && l.Value != nil && l.Value.Root() != nil {
+			seen[name] = true
+			for n := range a.reads(l.Value.Root(), seen) {
+				out[n] = true
+			}
+		}
+	}
+	return out
 }

@@ -268,11 +268,20 @@ transition "back" {
   when = "self.spec.back"
   to = A
 }`, "3: Unbounded cycle")
-	// A self-loop without a wait.
+	// A self-loop that changes nothing the second time round is a rest.
 	expect(t, `state "A" { initial = true }
 transition "spin" {
   from = [A]
   to = A
+  reason = "self.spec.?x.orValue('') == '' ? 'Quiet' : 'Loud'"
+  reasons = [Quiet, Loud]
+}`, "1: State with no way out")
+	// One that counts in status changes every time: a cycle.
+	expect(t, `state "A" { initial = true }
+transition "spin" {
+  from = [A]
+  to = A
+  set = { n = "status.?n.orValue(0) + 1" }
 }`, "1: State with no way out", "2: Unbounded cycle")
 	// Bounded by a counter, read through a let.
 	expect(t, `let "retries" {
@@ -400,4 +409,51 @@ transition "back" {
   when = "status.?outcome.orValue('') == 'Success'"
   to = A
 }`, "3: Unbounded cycle")
+}
+
+// TestAnalyzeRestReadingObservations: a self-loop whose message reads an
+// observation is still a rest: without actions the reconcile's observations
+// stay as they were, so taken again it writes the same message.
+func TestAnalyzeRestReadingObservations(t *testing.T) {
+	expect(t, `observe "cm" {
+  get = "{'apiVersion': 'v1', 'kind': 'ConfigMap', 'namespace': 'x', 'name': 'y'}"
+}
+state "A" { initial = true }
+transition "wait" {
+  from = [A]
+  to = A
+  message = "cm.exists ? 'found' : 'missing'"
+}`, "4: State with no way out")
+	// One whose message reads status changes it each time round.
+	expect(t, `state "A" { initial = true }
+transition "wait" {
+  from = [A]
+  to = A
+  message = "'seen ' + status.?message.orValue('')"
+}`, "1: State with no way out", "2: Unbounded cycle")
+}
+
+// TestAnalyzeOrderBound: two transitions without actions that each leave
+// both states of their cycle, with guards reading nothing the cycle writes,
+// cannot go round: in both states the earlier of them that holds is taken.
+func TestAnalyzeOrderBound(t *testing.T) {
+	const cycle = `state "A" { initial = true }
+state "B" {}
+transition "go" {
+  from = [%s]
+  when = %q
+  to = B
+}
+transition "back" {
+  from = [A, B]
+  when = "self.spec.back"
+  to = A
+}`
+	expect(t, fmt.Sprintf(cycle, "A, B", "self.spec.go"))
+	// "go" fires from A only: in B "go" is not a candidate, so both can hold
+	// and the cycle goes round.
+	expect(t, fmt.Sprintf(cycle, "A", "self.spec.go"), "3: Unbounded cycle")
+	// A guard reading the state field has another value in each state of
+	// the cycle: no bound by order.
+	expect(t, fmt.Sprintf(cycle, "A, B", "status.?state.orValue('A') == 'A'"), "3: Unbounded cycle")
 }

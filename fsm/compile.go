@@ -2,6 +2,7 @@ package fsm
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -30,6 +31,7 @@ var VerbOutcomes = map[string][]string{
 	"apply":  {"conflict", "forbidden", "invalid", "transient", "unsupported"},
 	"status": {"not_found", "conflict", "forbidden", "invalid", "transient", "unsupported"},
 	"delete": {"not_found", "conflict", "forbidden", "transient", "unsupported"},
+	"event":  {"conflict", "forbidden", "invalid", "transient", "unsupported"},
 }
 
 // NotRetained is the domain outcome of an action whose expect is false.
@@ -101,7 +103,11 @@ func (c *compiler) compile() *Machine {
 		Name: sm.Name, Source: sm, StateField: sm.StateField, MaxSteps: sm.MaxSteps, Resources: sm.Resources, Memory: c.mem,
 		stateIndex: map[string]*State{}, byState: map[string][]*Transition{},
 	}
-	lib, err := cel.NewEnv(library.EnvOptions(c.mem.Library)...)
+	m.macros = c.functionMacros(sm.Functions)
+	if len(m.macros) > 0 {
+		m.parseEnv, _ = cel.NewEnv(append(library.EnvOptions(nil), cel.Macros(m.macros...))...)
+	}
+	lib, err := cel.NewEnv(append(library.EnvOptions(c.mem.Library), cel.Macros(m.macros...))...)
 	if err != nil {
 		c.errf(sm.DeclRange, "CEL environment error", "%v", err)
 		return nil
@@ -158,14 +164,11 @@ func (c *compiler) compile() *Machine {
 	}
 	obsType := cel.MapType(cel.StringType, cel.DynType)
 	for _, o := range sm.Observes {
-		co := &Observe{Observe: o}
-		co.When = c.program(c.env, o.When, cel.BoolType)
-		co.Get = c.program(c.env, o.Get, nil)
-		co.List = c.program(c.env, o.List, nil)
-		m.Observes = append(m.Observes, co)
-	}
-	for _, o := range sm.Observes {
-		c.extend(cel.Variable(o.Name, obsType))
+		t := obsType
+		if o.ForEach != nil {
+			t = cel.ListType(obsType)
+		}
+		c.extend(cel.Variable(o.Name, t))
 	}
 	// Lets: each sees the ones declared before it, with their inferred type.
 	for _, l := range sm.Lets {
@@ -177,6 +180,28 @@ func (c *compiler) compile() *Machine {
 		c.extend(cel.Variable(l.Name, t))
 		m.Lets = append(m.Lets, cl)
 	}
+	// Observations see the lets and the observations made before them
+	// (observeWaves checks which they read).
+	for _, o := range sm.Observes {
+		co := &Observe{Observe: o}
+		co.When = c.program(c.env, o.When, cel.BoolType)
+		env := c.env
+		if o.ForEach != nil {
+			co.ForEach = c.program(c.env, o.ForEach, nil)
+			if co.ForEach != nil && !co.ForEach.Out.IsExactType(cel.DynType) && co.ForEach.Out.Kind() != types.ListKind {
+				c.errf(o.ForEach.Range, "Wrong expression type", "for_each must give a list; it gives a %s.", co.ForEach.Out)
+			}
+			var err error
+			if env, err = c.env.Extend(cel.Variable("item", cel.DynType), cel.Variable("index", cel.IntType)); err != nil {
+				c.errf(o.DeclRange, "CEL environment error", "%v", err)
+				continue
+			}
+		}
+		co.Get = c.program(env, o.Get, nil)
+		co.List = c.program(env, o.List, nil)
+		m.Observes = append(m.Observes, co)
+	}
+	c.observeWaves(m)
 	var err2 error
 	if c.routeEnv, err2 = c.env.Extend(cel.Variable("last", cel.MapType(cel.StringType, cel.DynType))); err2 != nil {
 		c.errf(sm.DeclRange, "CEL environment error", "%v", err2)
@@ -193,6 +218,7 @@ func (c *compiler) compile() *Machine {
 		for _, a := range s.Set {
 			cs.Set = append(cs.Set, Assign{Path: a.Path, Value: c.program(c.routeEnv, a.Value, nil)})
 		}
+		cs.Computed = c.conditions(s.Computed)
 		if cs.Recheck != nil && !isOneOf(cs.Recheck.Out, cel.DurationType, cel.TimestampType) {
 			c.errf(s.Recheck.Range, "Invalid recheck", "recheck is a duration (wait this long) or a timestamp (wait until then); this expression is %s.", cs.Recheck.Out)
 		}
@@ -240,7 +266,7 @@ func (c *compiler) compile() *Machine {
 		init = m.Initial.Name
 	}
 	// The event table is checked once here, and the first instance kept.
-	c.mem.moves(m).Put(lfsm.NewFSM(init, m.events, nil))
+	c.mem.moves(m).Put(m.newFSM(init))
 	return m
 }
 
@@ -305,6 +331,12 @@ func (c *compiler) transition(m *Machine, t *rules.Transition, idx int, allState
 		ca.Body = c.program(env, a.Body, nil)
 		ca.Identity = c.program(env, a.Identity, cel.StringType)
 		ca.Expect = c.program(exp, a.Expect, cel.BoolType)
+		if ev := a.Event; ev != nil {
+			ca.Note = c.program(env, ev.Note, cel.StringType)
+			ca.Regarding = c.program(env, ev.Regarding, nil)
+			ca.Related = c.program(env, ev.Related, nil)
+			ca.EventName = c.program(env, ev.Name, cel.StringType)
+		}
 		ca.Outcomes = append([]string(nil), VerbOutcomes[a.Verb]...)
 		if a.Expect != nil {
 			ca.Outcomes = append(ca.Outcomes, NotRetained)
@@ -338,8 +370,12 @@ func (c *compiler) transition(m *Machine, t *rules.Transition, idx int, allState
 		}
 		ct.Routes = append(ct.Routes, c.route(m, t, r, ev, src))
 	}
-	// Every outcome an action can produce needs a route with no guard.
+	// Every outcome an action can produce needs a route with no guard; a
+	// best-effort action's failures take none.
 	for _, a := range ct.Actions {
+		if a.BestEffort {
+			continue
+		}
 		for _, o := range a.Outcomes {
 			if !hasUnguardedRoute(t.Routes, a.Name, o) {
 				c.errf(a.DeclRange, "Outcome without route", "Action %q can end in %q but no route handles it: add on %q %q { to = STATE } (or a wildcard route without when).", a.Name, o, a.Name, o)
@@ -353,11 +389,13 @@ func (c *compiler) route(m *Machine, t *rules.Transition, r *rules.Route, event 
 	cr := &Route{Route: r, Event: event}
 	cr.When = c.program(c.routeEnv, r.When, cel.BoolType)
 	cr.Message = c.program(c.routeEnv, r.Message, cel.StringType)
+	cr.ComputedReason = c.program(c.routeEnv, r.ReasonExpr, cel.StringType)
 	cr.After = c.program(c.routeEnv, r.After, cel.DurationType)
 	cr.At = c.program(c.routeEnv, r.At, cel.TimestampType)
 	for _, a := range r.Set {
 		cr.Set = append(cr.Set, Assign{Path: a.Path, Value: c.program(c.routeEnv, a.Value, nil)})
 	}
+	cr.Computed = c.conditions(r.Computed)
 	if r.To != "" && m.State(r.To) == nil {
 		names := make([]string, 0, len(m.States))
 		for _, s := range m.States {
@@ -588,4 +626,71 @@ func levenshtein(a, b string) int {
 		prev = cur
 	}
 	return prev[len(b)]
+}
+
+// observeWaves orders the observations: each may read, directly or through
+// lets, only observations declared before it, which are made in an earlier
+// wave.
+func (c *compiler) observeWaves(m *Machine) {
+	index := map[string]int{}
+	for i, o := range m.Observes {
+		index[o.Name] = i
+	}
+	lets := map[string]*Let{}
+	for _, l := range m.Lets {
+		lets[l.Name] = l
+	}
+	// reads returns the observations p reads, through lets too.
+	var readsOf func(p *Program, seen map[string]bool, out map[string]bool)
+	readsOf = func(p *Program, seen map[string]bool, out map[string]bool) {
+		if p == nil || p.Root() == nil {
+			return
+		}
+		for name := range freeIdents(p.Root()) {
+			if _, ok := index[name]; ok {
+				out[name] = true
+			}
+			if l := lets[name]; l != nil && !seen[name] {
+				seen[name] = true
+				readsOf(l.Value, seen, out)
+			}
+		}
+	}
+	for i, o := range m.Observes {
+		reads := map[string]bool{}
+		for _, p := range []*Program{o.When, o.ForEach, o.Get, o.List} {
+			readsOf(p, map[string]bool{}, reads)
+		}
+		for _, name := range sortedNames(reads) {
+			j := index[name]
+			if j >= i {
+				c.errf(o.DeclRange, "Observation reads a later observation", "Observation %q reads observation %q (directly or through a let), which is made after it; declare %q first.", o.Name, name, name)
+				continue
+			}
+			o.Reads = append(o.Reads, name)
+			o.Wave = max(o.Wave, m.Observes[j].Wave+1)
+		}
+	}
+}
+
+func sortedNames(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// conditions compiles condition blocks, evaluated as a route's values are
+// (last bound).
+func (c *compiler) conditions(cs []*rules.Condition) []Condition {
+	var out []Condition
+	for _, rc := range cs {
+		out = append(out, Condition{Condition: rc,
+			Status:  c.program(c.routeEnv, rc.Status, cel.StringType),
+			Reason:  c.program(c.routeEnv, rc.Reason, cel.StringType),
+			Message: c.program(c.routeEnv, rc.Message, cel.StringType)})
+	}
+	return out
 }

@@ -28,8 +28,8 @@ func edgeLabel(t *Transition, r *Route) string {
 		}
 		b.WriteString("]")
 	}
-	if r.Reason != "" {
-		fmt.Fprintf(&b, " / %s", r.Reason)
+	if names := r.ReasonNames(); len(names) > 0 {
+		fmt.Fprintf(&b, " / %s", strings.Join(names, " | "))
 	}
 	if r.After != nil {
 		fmt.Fprintf(&b, " (after %s)", r.After.Expr.Source)

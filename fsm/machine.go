@@ -36,6 +36,8 @@ type Machine struct {
 	// machines compiled with it (CompileIn): not part of its meaning.
 	Memory *Memory
 
+	macros     []cel.Macro // the rule file's functions (functions.go)
+	parseEnv   *cel.Env    // with macros: an environment that parses as compile did
 	stateIndex map[string]*State
 	byState    map[string][]*Transition
 	events     lfsm.Events
@@ -46,9 +48,16 @@ type Machine struct {
 // State is a compiled state.
 type State struct {
 	*rules.State
-	Recheck *Program
-	Jitter  *Program
-	Set     []Assign
+	Recheck  *Program
+	Jitter   *Program
+	Set      []Assign
+	Computed []Condition
+}
+
+// Condition is a compiled condition block.
+type Condition struct {
+	*rules.Condition
+	Status, Reason, Message *Program
 }
 
 // Param is a compiled param.
@@ -65,7 +74,14 @@ type Param struct {
 // Observe is a compiled observation.
 type Observe struct {
 	*rules.Observe
-	Get, List, When *Program
+	Get, List, When, ForEach *Program
+	// Wave is when the observation is made: 0 when its expressions read no
+	// observation, else one more than the latest wave of those it reads
+	// (directly or through lets). The engine makes each wave's reads
+	// before it computes the next wave's.
+	Wave int
+	// Reads are the observations it reads, in declaration order.
+	Reads []string
 }
 
 // Let is a compiled let.
@@ -91,15 +107,21 @@ type Action struct {
 	*rules.Action
 	Target, Body, Identity, Expect *Program
 	ForEach, When                  *Program
-	Outcomes                       []string
+	// Note, Regarding, Related and EventName are an event action's.
+	Note, Regarding, Related, EventName *Program
+	Outcomes                            []string
 }
 
 // Route is a compiled outcome route.
 type Route struct {
 	*rules.Route
 	When, Message, After, At *Program
-	Set                      []Assign
-	Event                    string
+	Computed                 []Condition
+	// ComputedReason computes the route's reason when the rule declares a set of
+	// reasons (rules.Route.Reasons); nil for a literal reason.
+	ComputedReason *Program
+	Set            []Assign
+	Event          string
 }
 
 // Assign is a compiled status assignment.
@@ -138,7 +160,7 @@ func (m *Machine) Programs() []*Program {
 		add(p.Valid)
 	}
 	for _, o := range m.Observes {
-		add(o.Get, o.List, o.When)
+		add(o.Get, o.List, o.When, o.ForEach)
 	}
 	for _, l := range m.Lets {
 		add(l.Value)
@@ -148,20 +170,26 @@ func (m *Machine) Programs() []*Program {
 		for _, a := range s.Set {
 			add(a.Value)
 		}
+		for _, c := range s.Computed {
+			add(c.Status, c.Reason, c.Message)
+		}
 	}
 	route := func(r *Route) {
 		if r == nil {
 			return
 		}
-		add(r.When, r.Message, r.After, r.At)
+		add(r.When, r.ComputedReason, r.Message, r.After, r.At)
 		for _, a := range r.Set {
 			add(a.Value)
+		}
+		for _, c := range r.Computed {
+			add(c.Status, c.Reason, c.Message)
 		}
 	}
 	for _, t := range m.Transitions {
 		add(t.When)
 		for _, a := range t.Actions {
-			add(a.When, a.ForEach, a.Target, a.Body, a.Identity, a.Expect)
+			add(a.When, a.ForEach, a.Target, a.Body, a.Identity, a.Expect, a.Note, a.Regarding, a.Related, a.EventName)
 		}
 		route(t.Done)
 		for _, r := range t.Routes {
@@ -190,23 +218,47 @@ func (m *Machine) State(name string) *State { return m.stateIndex[name] }
 // from state.
 func (m *Machine) Candidates(state string) []*Transition { return m.byState[state] }
 
-// Move checks, through the machine's looplab/fsm event table, that event
-// leads from state to a destination, and returns that destination.
-func (m *Machine) Move(state, event string) (string, error) {
+// Entry is the work of entering a state (its set blocks and conditions,
+// computed by the engine), which the move's enter_state callback does.
+type Entry func(to *State)
+
+// Move carries a move through the machine's looplab/fsm: the event leads
+// from state to its destination, whose enter_state callback calls enter
+// (nil: nothing to do) with the state entered. A move back to the state it
+// leaves enters it again: looplab/fsm treats it as no transition and calls
+// no callback, so Move calls enter itself.
+func (m *Machine) Move(state, event string, enter Entry) (string, error) {
 	pool := m.Memory.moves(m)
 	f, _ := pool.Get().(*lfsm.FSM)
 	if f == nil {
-		f = lfsm.NewFSM(state, m.events, nil)
+		f = m.newFSM(state)
 	} else {
 		f.SetState(state)
 	}
 	defer pool.Put(f)
-	if err := f.Event(context.Background(), event); err != nil {
+	if err := f.Event(context.Background(), event, enter); err != nil {
 		if _, ok := err.(lfsm.NoTransitionError); !ok {
 			return "", fmt.Errorf("machine %s: event %q from %s: %w", m.Name, event, state, err)
 		}
+		if enter != nil {
+			enter(m.State(f.Current()))
+		}
 	}
 	return f.Current(), nil
+}
+
+// newFSM builds a looplab/fsm instance of the machine's event table whose
+// enter_state callback does a move's entry work.
+func (m *Machine) newFSM(state string) *lfsm.FSM {
+	return lfsm.NewFSM(state, m.events, lfsm.Callbacks{
+		"enter_state": func(_ context.Context, e *lfsm.Event) {
+			if len(e.Args) > 0 {
+				if enter, ok := e.Args[0].(Entry); ok && enter != nil {
+					enter(m.State(e.Dst))
+				}
+			}
+		},
+	})
 }
 
 // Events returns the looplab/fsm event table: one event per transition

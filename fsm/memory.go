@@ -1,8 +1,11 @@
 package fsm
 
 import (
+	"fmt"
 	"sync"
 
+	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/ext"
 	"github.com/statecraft/statecraft/jsonvalue"
 	"github.com/statecraft/statecraft/library"
 	"github.com/statecraft/statecraft/memo"
@@ -20,14 +23,37 @@ type Memory struct {
 
 	memo *memo.Table[memoKey, any]
 
-	mu    sync.Mutex
-	pools map[*Machine]*sync.Pool // *lfsm.FSM instances, per machine
+	pools sync.Map // *Machine -> *sync.Pool of *lfsm.FSM instances
 }
 
 // NewMemory returns an empty memory whose library functions ask frozen
 // (nil: no registry) about frozen values.
 func NewMemory(frozen *jsonvalue.Registry) *Memory {
-	return &Memory{Library: library.NewMemory(frozen), memo: memo.NewTable[memoKey, any](4096), pools: map[*Machine]*sync.Pool{}}
+	lib := library.NewMemory(frozen)
+	lib.CompileAssertion = compileAssertion
+	return &Memory{Library: lib, memo: memo.NewTable[memoKey, any](4096)}
+}
+
+// compileAssertion compiles a CEL assertion an object's author wrote (a
+// ClusterObjectSet's progression probe, see library.Memory.CompileAssertion)
+// as the machine's own expressions are compiled: checked, costed, and run
+// with the same runtime limits. It sees self, the live object (dynamic), in
+// the environment of the reference's probes: optional types and the
+// strings extension.
+func compileAssertion(expr string) (cel.Program, error) {
+	env, err := cel.NewEnv(cel.Variable("self", cel.DynType), cel.OptionalTypes(), ext.Strings())
+	if err != nil {
+		return nil, err
+	}
+	ast, iss := env.Compile(expr)
+	if iss.Err() != nil {
+		return nil, iss.Err()
+	}
+	if !ast.OutputType().IsExactType(cel.DynType) && !ast.OutputType().IsExactType(cel.BoolType) {
+		return nil, fmt.Errorf("the assertion gives a %s, not a bool", ast.OutputType())
+	}
+	est, estErr := env.EstimateCost(ast, costEstimator)
+	return env.Program(ast, runtimeLimits(est, estErr)...)
 }
 
 // Frozen returns the run's registry of frozen values (nil: none).
@@ -61,12 +87,9 @@ func (mem *Memory) moves(m *Machine) *sync.Pool {
 	if mem == nil {
 		return &sync.Pool{}
 	}
-	mem.mu.Lock()
-	defer mem.mu.Unlock()
-	p := mem.pools[m]
-	if p == nil {
-		p = &sync.Pool{}
-		mem.pools[m] = p
+	if p, ok := mem.pools.Load(m); ok {
+		return p.(*sync.Pool)
 	}
-	return p
+	p, _ := mem.pools.LoadOrStore(m, &sync.Pool{})
+	return p.(*sync.Pool)
 }

@@ -91,6 +91,7 @@ func restProfile(m *Machine, s *State) *RestProfile {
 	}
 	for _, o := range m.Observes {
 		w.program(o.When)
+		w.program(o.ForEach)
 		w.program(o.Get)
 		w.program(o.List)
 	}

@@ -74,14 +74,14 @@ func WriteTable(w io.Writer, m *Machine, only string) {
 			actions = "-"
 		}
 		if t.Done != nil {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", from, t.Name, guard, actions, "done", stay(t.Done.To), dash(t.Done.Reason))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", from, t.Name, guard, actions, "done", stay(t.Done.To), dash(strings.Join(t.Done.ReasonNames(), " | ")))
 		}
 		for _, r := range t.Routes {
 			on := r.Action + " " + r.Outcome
 			if r.When != nil {
 				on += " if " + r.When.Expr.Source
 			}
-			fmt.Fprintf(tw, "\t\t\t\t%s\t%s\t%s\n", on, stay(r.To), dash(r.Reason))
+			fmt.Fprintf(tw, "\t\t\t\t%s\t%s\t%s\n", on, stay(r.To), dash(strings.Join(r.ReasonNames(), " | ")))
 		}
 	}
 	tw.Flush()

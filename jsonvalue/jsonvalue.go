@@ -9,7 +9,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/cespare/xxhash/v2"
+	"github.com/zeebo/xxh3"
 
 	"github.com/statecraft/statecraft/jsonparse"
 )
@@ -349,13 +349,9 @@ func Hash(v any) Fingerprint {
 	return Fingerprint{hash(seeds[0], v), hash(seeds[1], v)}
 }
 
-// HashString is a 64-bit hash of s under seed (xxHash64).
-func HashString(seed uint64, s string) uint64 {
-	var d xxhash.Digest
-	d.ResetWithSeed(seed)
-	d.WriteString(s)
-	return d.Sum64()
-}
+// HashString is a 64-bit hash of s under seed (XXH3: as fast as the
+// runtime's maphash, whose seeds cannot be fixed; BenchmarkHashString*).
+func HashString(seed uint64, s string) uint64 { return xxh3.HashStringSeed(s, seed) }
 
 func hash(seed uint64, v any) uint64 {
 	const (

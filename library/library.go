@@ -17,10 +17,12 @@ import (
 )
 
 // EnvOptions returns the CEL environment every rule expression compiles in:
-// the standard library, optional types, the strings, math, lists and sets
-// extensions, and statecraft's own functions, which remember in mem (nil:
+// the standard library, optional types, the strings, math, lists, sets,
+// encoders and bindings (cel.bind) extensions, Kubernetes' libraries, and
+// statecraft's own functions with their declared result types, which remember in mem (nil:
 // nowhere).
 func EnvOptions(mem *Memory) []cel.EnvOption {
+	rt := newResultTypes()
 	return []cel.EnvOption{
 		cel.OptionalTypes(),
 		cel.CrossTypeNumericComparisons(true),
@@ -29,6 +31,7 @@ func EnvOptions(mem *Memory) []cel.EnvOption {
 		ext.Lists(),
 		ext.Sets(),
 		ext.Encoders(),
+		ext.Bindings(),
 		// Kubernetes' own CEL libraries, so guards read like CRD validation
 		// rules and admission policies.
 		k8slib.URLs(),
@@ -39,14 +42,21 @@ func EnvOptions(mem *Memory) []cel.EnvOption {
 		k8slib.IP(),
 		k8slib.CIDR(),
 		k8slib.Format(),
-		cel.Lib(statecraftLib{mem}),
+		cel.Lib(statecraftLib{mem, rt}),
 		cel.Lib(upgradeLib{}),
-		cel.Lib(rolloutLib{mem}),
+		cel.Lib(rolloutLib{mem, rt}),
+		cel.Lib(scheduleLib{mem}),
+		// Last: the libraries above register types with the standard
+		// provider, which this one wraps.
+		rt.declare(),
 	}
 }
 
 // statecraftLib is statecraft's own functions, remembering in mem.
-type statecraftLib struct{ mem *Memory }
+type statecraftLib struct {
+	mem *Memory
+	rt  *resultTypes
+}
 
 func (l statecraftLib) LibraryName() string { return "statecraft" }
 
@@ -54,10 +64,9 @@ func (l statecraftLib) ProgramOptions() []cel.ProgramOption { return nil }
 
 func (l statecraftLib) CompileOptions() []cel.EnvOption {
 	dyn := cel.DynType
-	mapSD := cel.MapType(cel.StringType, cel.DynType)
 	return append([]cel.EnvOption{
 		cel.Function("ref",
-			cel.Overload("ref_dyn", []*cel.Type{dyn}, mapSD, cel.UnaryBinding(refOf))),
+			cel.Overload("ref_dyn", []*cel.Type{dyn}, l.rt.ref.CelType(), cel.UnaryBinding(refOf))),
 		cel.Function("patch.merge",
 			cel.Overload("patch_merge_dyn_dyn", []*cel.Type{dyn, dyn}, dyn, cel.BinaryBinding(mergeFn))),
 		cel.Function("patch.satisfied",

@@ -3,6 +3,8 @@ package library
 import (
 	"sync"
 
+	"github.com/google/cel-go/cel"
+
 	"github.com/statecraft/statecraft/jsonvalue"
 	"github.com/statecraft/statecraft/library/objpatch"
 	"github.com/statecraft/statecraft/memo"
@@ -21,6 +23,12 @@ type Memory struct {
 	// simulator's shared reads, the controller's cache): nil for none.
 	Frozen *jsonvalue.Registry
 
+	// CompileAssertion compiles a CEL assertion an object's author wrote (a
+	// ClusterObjectSet's progression probe) over `self`, with the limits of
+	// the machine's own expressions: package fsm sets it, so expressions
+	// are compiled in one place. nil: such assertions fail with a message.
+	CompileAssertion func(expr string) (cel.Program, error)
+
 	once sync.Once
 	t    *memoryTables
 }
@@ -32,6 +40,7 @@ type memoryTables struct {
 	claimsBySpec *memo.Table[claimsKey, specClaims]
 	probes       *memo.Table[string, probeProgram]
 	selectors    *objpatch.Selectors
+	schedules    *memo.Table[scheduleKey, parsedSchedule]
 
 	lastMu    sync.Mutex
 	lastLists map[string]*listed // see claimantList
@@ -62,6 +71,7 @@ func (mem *Memory) tables() *memoryTables {
 			claimsBySpec: memo.NewTable[claimsKey, specClaims](8192),
 			probes:       memo.NewTable[string, probeProgram](1024),
 			selectors:    objpatch.NewSelectors(),
+			schedules:    memo.NewTable[scheduleKey, parsedSchedule](1024),
 		}
 	})
 	return mem.t

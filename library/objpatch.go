@@ -8,10 +8,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cespare/xxhash/v2"
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
+	"github.com/zeebo/xxh3"
 
 	"github.com/statecraft/statecraft/jsonvalue"
 	"github.com/statecraft/statecraft/library/objpatch"
@@ -29,6 +29,8 @@ func objpatchFunctions(mem *Memory) []cel.EnvOption {
 			cel.Overload("objpatch_plan_dyn_dyn", []*cel.Type{dyn, dyn}, mapSD, cel.BinaryBinding(mem.planFn))),
 		cel.Function("objpatch.satisfied",
 			cel.Overload("objpatch_satisfied_dyn_dyn", []*cel.Type{dyn, dyn}, cel.BoolType, cel.BinaryBinding(mem.objSatisfiedFn))),
+		cel.Function("objpatch.retained",
+			cel.Overload("objpatch_retained_dyn_dyn", []*cel.Type{dyn, dyn}, cel.BoolType, cel.BinaryBinding(mem.objRetainedFn))),
 		cel.Function("objpatch.arbitrate",
 			cel.Overload("objpatch_arbitrate_dyn_dyn", []*cel.Type{dyn, dyn}, mapSD, cel.BinaryBinding(mem.arbitrateFn))),
 	}
@@ -66,7 +68,10 @@ func (mem *Memory) ValidateSpec(spec any) map[string]any {
 }
 
 // PlanSpec plans spec against target. It returns {ok, error, changed,
-// object, merge, json, full}: merge is the merge patch to send (null when it
+// retained, object, merge, json, full}: retained says the target holds the
+// patch as an API server renders it (objpatch.Retained: its defaults,
+// canonical quantities), even where changed says it differs to the
+// letter; merge is the merge patch to send (null when it
 // would change nothing), json the RFC 6902 document of the selector
 // operations as a string (null when none change anything), and full one
 // merge patch that takes target to the planned object (null when
@@ -104,7 +109,7 @@ type targetPlans struct {
 }
 
 func (mem *Memory) planSpec(tm map[string]any, spec any) map[string]any {
-	out := map[string]any{"ok": false, "error": "", "changed": false, "object": map[string]any{}, "merge": nil, "json": nil, "full": nil}
+	out := map[string]any{"ok": false, "error": "", "changed": false, "retained": false, "object": map[string]any{}, "merge": nil, "json": nil, "full": nil}
 	patch, has, ops, err := specParts(spec)
 	if err != nil {
 		out["error"] = errorText(err)
@@ -124,6 +129,13 @@ func (mem *Memory) planSpec(tm map[string]any, spec any) map[string]any {
 		return out
 	}
 	out["ok"], out["changed"], out["object"] = true, res.Changed, res.Object
+	out["retained"] = !res.Changed
+	if res.Changed {
+		// Changed to the letter, and yet held as the server renders the
+		// patch (its defaults and canonical quantities)?
+		kept, err := objpatch.Retained(tm, patch, ops)
+		out["retained"] = err == nil && kept
+	}
 	if res.Merge != nil {
 		out["merge"] = res.Merge
 	}
@@ -143,6 +155,15 @@ func (mem *Memory) planSpec(tm map[string]any, spec any) map[string]any {
 func (mem *Memory) SatisfiedSpec(obj, spec any) bool {
 	p := mem.PlanSpec(obj, spec)
 	return p["ok"] == true && p["changed"] == false
+}
+
+// RetainedSpec reports whether obj, as the API server stored it, holds
+// spec as the server renders a patch (see objpatch.Retained): the check
+// of a patch's result and of drift on a server that defaults. A plan error
+// counts as not retained.
+func (mem *Memory) RetainedSpec(obj, spec any) bool {
+	p := mem.PlanSpec(obj, spec)
+	return p["ok"] == true && p["retained"] == true
 }
 
 // StatusBlind names the library functions that read nothing a status write
@@ -312,18 +333,13 @@ func claimantFingerprint(frozen *jsonvalue.Registry, obj map[string]any) jsonval
 	var buf [16]byte
 	binary.LittleEndian.PutUint64(buf[:8], spec[0])
 	binary.LittleEndian.PutUint64(buf[8:], spec[1])
-	var f jsonvalue.Fingerprint
-	for i, seed := range claimantSeeds {
-		var d xxhash.Digest
-		d.ResetWithSeed(seed)
-		for _, s := range []string{str(md["namespace"]), str(md["name"]), str(md["creationTimestamp"]), str(md["deletionTimestamp"])} {
-			d.WriteString(s)
-			d.Write([]byte{0})
-		}
-		d.Write(buf[:])
-		f[i] = d.Sum64()
+	var key [256]byte
+	b := key[:0]
+	for _, s := range []string{str(md["namespace"]), str(md["name"]), str(md["creationTimestamp"]), str(md["deletionTimestamp"])} {
+		b = append(append(b, s...), 0)
 	}
-	return f
+	b = append(b, buf[:]...)
+	return jsonvalue.Fingerprint{xxh3.HashSeed(b, claimantSeeds[0]), xxh3.HashSeed(b, claimantSeeds[1])}
 }
 
 // claimantSeeds are fixed, so that every run fingerprints alike.
@@ -466,4 +482,8 @@ func (mem *Memory) arbitrateFn(items, self ref.Val) ref.Val {
 		return types.NewErr("objpatch.arbitrate: second argument is not an object")
 	}
 	return canonicalToCEL(mem.ArbitrateClaims(list, s)) // strings and bools
+}
+
+func (mem *Memory) objRetainedFn(obj, spec ref.Val) ref.Val {
+	return types.Bool(mem.RetainedSpec(ToGo(obj), ToGo(spec)))
 }

@@ -25,13 +25,16 @@ import (
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
-	"github.com/google/cel-go/ext"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/yaml"
 )
 
-// rolloutLib is the rollout functions, remembering in mem.
-type rolloutLib struct{ mem *Memory }
+// rolloutLib is the rollout functions, remembering in mem, their records
+// typed by rt.
+type rolloutLib struct {
+	mem *Memory
+	rt  *resultTypes
+}
 
 func (l rolloutLib) LibraryName() string { return "statecraft.rollout" }
 
@@ -40,7 +43,6 @@ func (l rolloutLib) ProgramOptions() []cel.ProgramOption { return nil }
 func (l rolloutLib) CompileOptions() []cel.EnvOption {
 	dyn := cel.DynType
 	str := cel.StringType
-	mapSD := cel.MapType(cel.StringType, cel.DynType)
 	list := cel.ListType(cel.DynType)
 	unary := func(name string, out *cel.Type, f func(any) any) cel.EnvOption {
 		return cel.Function(name, cel.Overload(strings.ReplaceAll(name, ".", "_")+"_dyn", []*cel.Type{dyn}, out,
@@ -51,26 +53,21 @@ func (l rolloutLib) CompileOptions() []cel.EnvOption {
 		unary("rollout.nextRevision", cel.IntType, func(v any) any { return NextRevision(v) }),
 		unary("rollout.metadataError", str, func(v any) any { return MetadataError(v) }),
 		unary("rollout.byRevision", list, func(v any) any { return ByRevision(v) }),
-		unary("rollout.controller", mapSD, func(v any) any { return Controller(v) }),
-		unary("rollout.kinds", list, func(v any) any { return Kinds(v) }),
+		unary("rollout.controller", l.rt.ownerReference.CelType(), func(v any) any { return Controller(v) }),
+		unary("rollout.kinds", listOf(l.rt.kind), func(v any) any { return Kinds(v) }),
 		cel.Function("rollout.resolve",
-			cel.Overload("rollout_resolve_dyn_dyn", []*cel.Type{dyn, dyn}, mapSD,
+			cel.Overload("rollout_resolve_dyn_dyn", []*cel.Type{dyn, dyn}, l.rt.resolution.CelType(),
 				cel.BinaryBinding(func(a, b ref.Val) ref.Val { return ToCEL(Resolve(ToGo(a), ToGo(b))) }))),
-		cel.Function("rollout.plan",
-			cel.Overload("rollout_plan_dyn_dyn_dyn", []*cel.Type{dyn, dyn, dyn}, mapSD,
+		cel.Function("rollout.observe",
+			cel.Overload("rollout_observe_dyn_dyn_dyn", []*cel.Type{dyn, dyn, dyn}, listOf(l.rt.observed),
 				cel.FunctionBinding(func(args ...ref.Val) ref.Val {
-					return ToCEL(l.mem.Plan(ToGo(args[0]), ToGo(args[1]), ToGo(args[2])))
-				}))),
-		cel.Function("rollout.teardown",
-			cel.Overload("rollout_teardown_dyn_dyn_dyn", []*cel.Type{dyn, dyn, dyn}, mapSD,
-				cel.FunctionBinding(func(args ...ref.Val) ref.Val {
-					return ToCEL(Teardown(ToGo(args[0]), ToGo(args[1]), ToGo(args[2])))
+					return ToCEL(Observe(ToGo(args[0]), ToGo(args[1]), ToGo(args[2])))
 				}))),
 		cel.Function("rollout.probe",
-			cel.Overload("rollout_probe_dyn_dyn", []*cel.Type{dyn, dyn}, mapSD,
+			cel.Overload("rollout_probe_dyn_dyn", []*cel.Type{dyn, dyn}, l.rt.probeVerdict.CelType(),
 				cel.BinaryBinding(func(a, b ref.Val) ref.Val { return ToCEL(l.mem.Probe(ToGo(a), ToGo(b))) }))),
 		cel.Function("rollout.setConditions",
-			cel.Overload("rollout_setconditions_dyn_dyn_timestamp_int", []*cel.Type{dyn, dyn, cel.TimestampType, cel.IntType}, list,
+			cel.Overload("rollout_setconditions_dyn_dyn_timestamp_int", []*cel.Type{dyn, dyn, cel.TimestampType, cel.IntType}, listOf(l.rt.condition),
 				cel.FunctionBinding(func(args ...ref.Val) ref.Val {
 					ts, ok1 := args[2].(types.Timestamp)
 					gen, ok2 := args[3].(types.Int)
@@ -258,7 +255,9 @@ func roKey(o map[string]any) string {
 // spec wrapped as {spec: ...}): inline manifests as they are, secretRef
 // entries from the given Secrets (data[key], base64 YAML or JSON). It
 // returns {objects, error, errorKind}: objects is a flat list of
-// {phase, phaseIndex, index, object, collisionProtection}; errorKind is
+// {phase, phaseIndex, index, object, collisionProtection: {object, phase}},
+// the collision protection the object and its phase name ("" for none: the
+// rule file decides which level wins and the default); errorKind is
 // "invalid" (a manifest or phase is malformed, a referenced Secret is not
 // immutable, an object appears twice), "missing" (a referenced Secret or
 // key does not exist) or "".
@@ -274,7 +273,6 @@ func Resolve(cos, secrets any) map[string]any {
 		md := roMap(roMap(s)["metadata"])
 		byName[roStr(md["namespace"])+"/"+roStr(md["name"])] = roMap(s)
 	}
-	specCP := roStr(spec["collisionProtection"])
 	seen := map[string]string{}
 	var objs []any
 	for pi, p := range roList(spec["phases"]) {
@@ -336,17 +334,8 @@ func Resolve(cos, secrets any) map[string]any {
 				return fail("invalid", "%s: duplicate object %s %s, also in %s", where, obj["kind"], roDescribe(obj), prev)
 			}
 			seen[k] = where
-			cp := roStr(om["collisionProtection"])
-			if cp == "" {
-				cp = phaseCP
-			}
-			if cp == "" {
-				cp = specCP
-			}
-			if cp == "" {
-				cp = "Prevent"
-			}
-			objs = append(objs, map[string]any{"phase": pname, "phaseIndex": int64(pi), "index": int64(oi), "object": obj, "collisionProtection": cp})
+			protection := map[string]any{"object": roStr(om["collisionProtection"]), "phase": phaseCP}
+			objs = append(objs, map[string]any{"phase": pname, "phaseIndex": int64(pi), "index": int64(oi), "object": obj, "collisionProtection": protection})
 		}
 	}
 	if objs != nil {
@@ -433,157 +422,85 @@ func roOwnerRef(cos map[string]any, controller bool) map[string]any {
 	}
 }
 
-// Plan classifies every object of a ClusterObjectSet against the live
-// cluster (lists: the listed objects of each kind, as a list of lists) and
-// evaluates its probes. Relations, after boxcutter's ownership handoff and
-// collision rules:
+// Observe sets each object of a ClusterObjectSet (objects: what Resolve
+// renders) beside what the cluster holds (lists: the listed objects of each
+// kind, as a list of lists, or one flat list) and reports, in the objects'
+// order, the facts a rollout or a teardown is decided on:
 //
-//   - "create": the object does not exist;
-//   - "owned": this COS is its controller;
-//   - "adopt": a lower revision of the same group controls it (handoff), or
-//     it has no controller and protection is IfNoController or None, or
-//     another controller and protection is None;
-//   - "progressed": a higher revision of the same group controls it (this
-//     revision leaves it alone);
-//   - "collision": anything else.
+//   - phase, phaseIndex, index, collisionProtection: as resolved;
+//   - ref: the object's {apiVersion, kind, namespace, name};
+//   - exists, live (the live object, {} when it does not exist), deleting
+//     (it has a deletionTimestamp);
+//   - controller: its owner reference marked controller ({} for none);
+//     controlledBySelf: that is this ClusterObjectSet; controllerRevision:
+//     the revision of the ClusterObjectSet of this one's group that controls
+//     it (named GROUP-N, as the COS admission requires; this one's own when
+//     it does), 0 when another object or nothing does;
+//   - referencedBySelf: an owner reference, controller or not, names this
+//     ClusterObjectSet; ownerReferences: its owner references but this
+//     one's (what a release leaves);
+//   - manifest: the object as this revision applies it, owner references
+//     included: the live ones when this revision controls it, else the
+//     others' kept with controller false (a handoff) and this one's as
+//     controller;
+//   - inSync: it exists and holds everything manifest says, as after a
+//     server-side apply of it (fields the server defaulted are not a
+//     difference).
 //
-// Progressed objects do not hold a phase back; they are listed in
-// progressed (the rule file decides what a revision whose objects moved on
-// is).
-//
-// It returns {phases, active, apply, collisions, probeFailures, progressed,
-// complete}:
-// phases is [{name, complete, objects: [{ref, relation, ready, inSync,
-// message}]}]; active is the index of the first incomplete phase (the
-// number of phases when all are complete); apply the manifests (with this
-// COS as controller owner) of the active phase that need a write;
-// collisions and probeFailures messages about the active phase.
-func (mem *Memory) Plan(cos, objects, lists any) map[string]any {
+// It decides nothing: which relation an object has to the revision (owned,
+// adopted, progressed, a collision), what a phase still needs, the order of
+// phases in a rollout and a teardown are the rule file's.
+func Observe(cos, objects, lists any) []any {
 	self := roMap(cos)
 	spec := roMap(self["spec"])
 	group := roStr(spec["group"])
-	rev := roInt(spec["revision"])
 	uid := roStr(roMap(self["metadata"])["uid"])
-	probes := spec["progressionProbes"]
-
-	type phase struct {
-		name     string
-		complete bool
-		objects  []any
-		apply    []any
-		coll     []any
-		fail     []any
-	}
-	var phases []*phase
-	byIndex := map[int64]*phase{}
-	progressed := []any{}
+	out := []any{}
 	for _, o := range roList(objects) {
 		om := roMap(o)
-		pi := roInt(om["phaseIndex"])
-		ph, ok := byIndex[pi]
-		if !ok {
-			ph = &phase{name: roStr(om["phase"]), complete: true}
-			byIndex[pi] = ph
-			phases = append(phases, ph)
-		}
 		desired := roMap(roCopy(om["object"]))
-		cp := roStr(om["collisionProtection"])
 		live, exists := roFindLive(desired, lists)
-		relation, msg := "create", ""
-		var refs []any
+		entry := map[string]any{
+			"phase": roStr(om["phase"]), "phaseIndex": roInt(om["phaseIndex"]), "index": roInt(om["index"]),
+			"ref": roRef(desired), "collisionProtection": roMap(om["collisionProtection"]),
+			"exists": exists, "live": map[string]any{}, "deleting": false,
+			"controller": map[string]any{}, "controllerRevision": int64(0), "controlledBySelf": false,
+			"referencedBySelf": false, "ownerReferences": []any{}, "inSync": false,
+		}
+		refs := []any{roOwnerRef(self, true)}
 		if exists {
 			ctrl := Controller(live)
-			sibRev, sibling := roSiblingRevision(ctrl, group)
-			switch {
-			case len(ctrl) > 0 && roStr(ctrl["uid"]) == uid:
-				relation = "owned"
-				refs = roList(roMap(live["metadata"])["ownerReferences"])
-			case sibling && sibRev < rev:
-				relation = "adopt"
-			case sibling && sibRev > rev:
-				relation = "progressed"
-				msg = fmt.Sprintf("%s %s is controlled by the newer revision %s", desired["kind"], roDescribe(desired), ctrl["name"])
-			case sibling:
-				relation, msg = "collision", fmt.Sprintf("%s %s is controlled by %s %s with the same revision", desired["kind"], roDescribe(desired), ctrl["kind"], ctrl["name"])
-			case len(ctrl) > 0 && cp != "None":
-				relation, msg = "collision", fmt.Sprintf("%s %s is controlled by %s %s (collisionProtection %s)", desired["kind"], roDescribe(desired), ctrl["kind"], ctrl["name"], cp)
-			case len(ctrl) == 0 && cp == "Prevent":
-				relation, msg = "collision", fmt.Sprintf("%s %s exists and is not managed by this revision (collisionProtection Prevent)", desired["kind"], roDescribe(desired))
-			default:
-				relation = "adopt"
+			controlled := len(ctrl) > 0 && roStr(ctrl["uid"]) == uid
+			rev, _ := roSiblingRevision(ctrl, group)
+			others, mine := []any{}, false
+			for _, r := range roList(roMap(live["metadata"])["ownerReferences"]) {
+				if roStr(roMap(r)["uid"]) == uid {
+					mine = true
+					continue
+				}
+				others = append(others, r)
 			}
-			if relation == "adopt" {
-				for _, r := range roList(roMap(live["metadata"])["ownerReferences"]) {
+			entry["live"], entry["deleting"] = live, roStr(roMap(live["metadata"])["deletionTimestamp"]) != ""
+			entry["controller"], entry["controllerRevision"], entry["controlledBySelf"] = ctrl, rev, controlled
+			entry["referencedBySelf"], entry["ownerReferences"] = mine, others
+			if controlled {
+				refs = roList(roMap(live["metadata"])["ownerReferences"])
+			} else {
+				refs = nil
+				for _, r := range others {
 					rm := roMap(roCopy(r))
-					if roStr(rm["uid"]) == uid {
-						continue
-					}
 					rm["controller"] = false
 					refs = append(refs, rm)
 				}
 				refs = append(refs, roOwnerRef(self, true))
 			}
-		} else {
-			refs = []any{roOwnerRef(self, true)}
 		}
 		if refs != nil {
 			roMapInto(desired, "metadata")["ownerReferences"] = refs
 		}
-		inSync := exists && (relation == "owned") && roSatisfied(live, desired)
-		ready := false
-		probeMsg := ""
-		switch {
-		case relation == "progressed":
-			ready = true
-		case exists && relation == "owned":
-			pr := mem.Probe(live, probes)
-			ready, _ = pr["ready"].(bool)
-			probeMsg = roStr(pr["message"])
-		case exists:
-			probeMsg = "not yet managed by this revision"
-		default:
-			probeMsg = "not created yet"
-		}
-		entry := map[string]any{"ref": roRef(desired), "relation": relation, "ready": ready, "inSync": inSync, "message": msg}
-		if probeMsg != "" && !ready {
-			entry["message"] = probeMsg
-		}
-		ph.objects = append(ph.objects, entry)
-		switch {
-		case relation == "collision":
-			ph.complete = false
-			ph.coll = append(ph.coll, msg)
-		case relation == "progressed":
-			progressed = append(progressed, msg)
-		case !inSync:
-			ph.complete = false
-			ph.apply = append(ph.apply, desired)
-		case !ready:
-			ph.complete = false
-			ph.fail = append(ph.fail, fmt.Sprintf("%s %s: %s", desired["kind"], roDescribe(desired), probeMsg))
-		}
-	}
-	out := map[string]any{"phases": []any{}, "active": int64(len(phases)), "activeName": "", "apply": []any{}, "collisions": []any{}, "probeFailures": []any{}, "progressed": progressed, "complete": true}
-	var list []any
-	found := false
-	for i, ph := range phases {
-		list = append(list, map[string]any{"name": ph.name, "complete": ph.complete, "objects": ph.objects})
-		if !ph.complete && !found {
-			found = true
-			out["active"], out["activeName"], out["complete"] = int64(i), ph.name, false
-			if ph.apply != nil {
-				out["apply"] = ph.apply
-			}
-			if ph.coll != nil {
-				out["collisions"] = ph.coll
-			}
-			if ph.fail != nil {
-				out["probeFailures"] = ph.fail
-			}
-		}
-	}
-	if list != nil {
-		out["phases"] = list
+		entry["manifest"] = desired
+		entry["inSync"] = exists && roSatisfied(live, desired)
+		out = append(out, entry)
 	}
 	return out
 }
@@ -604,127 +521,7 @@ func roSatisfied(live, desired map[string]any) bool {
 	return jsonvalue.Contains(Normalize(live), Normalize(desired))
 }
 
-// Teardown computes what an archived ClusterObjectSet still has to do, in
-// reverse phase order: in the last phase that still holds objects carrying
-// its owner reference, delete the ones it controls and release (remove its
-// owner reference from) the ones another revision controls; objects already
-// being deleted are waited for. It returns {phase, delete: [refs],
-// release: [{ref, ownerReferences}], waiting: [refs], done}.
-func Teardown(cos, objects, lists any) map[string]any {
-	self := roMap(cos)
-	uid := roStr(roMap(self["metadata"])["uid"])
-	out := map[string]any{"phase": "", "delete": []any{}, "release": []any{}, "waiting": []any{}, "done": true}
-	objs := roList(objects)
-	byPhase := map[int64][]map[string]any{}
-	var order []int64
-	names := map[int64]string{}
-	for _, o := range objs {
-		om := roMap(o)
-		pi := roInt(om["phaseIndex"])
-		if _, ok := byPhase[pi]; !ok {
-			order = append(order, pi)
-			names[pi] = roStr(om["phase"])
-		}
-		byPhase[pi] = append(byPhase[pi], roMap(om["object"]))
-	}
-	sort.Slice(order, func(i, j int) bool { return order[i] > order[j] })
-	for _, pi := range order {
-		var del, rel, waiting []any
-		for _, obj := range byPhase[pi] {
-			live, ok := roFindLive(obj, lists)
-			if !ok {
-				continue
-			}
-			if roStr(roMap(live["metadata"])["deletionTimestamp"]) != "" {
-				waiting = append(waiting, roRef(live))
-				continue
-			}
-			var keep []any
-			mine, controls := false, false
-			for _, r := range roList(roMap(live["metadata"])["ownerReferences"]) {
-				rm := roMap(r)
-				if roStr(rm["uid"]) == uid {
-					mine = true
-					if c, _ := rm["controller"].(bool); c {
-						controls = true
-					}
-					continue
-				}
-				keep = append(keep, r)
-			}
-			switch {
-			case controls:
-				del = append(del, roRef(live))
-			case mine:
-				if keep == nil {
-					keep = []any{}
-				}
-				rel = append(rel, map[string]any{"ref": roRef(live), "ownerReferences": keep})
-			}
-		}
-		if del != nil || rel != nil || waiting != nil {
-			out["phase"], out["done"] = names[pi], false
-			if waiting != nil {
-				out["waiting"] = waiting
-			}
-			if del != nil {
-				out["delete"] = del
-			}
-			if rel != nil {
-				out["release"] = rel
-			}
-			return out
-		}
-	}
-	return out
-}
-
 // ---- probes ----
-
-// roDefaultProbe is the assertion every object of a kind must pass (the
-// operator-controller applier's defaultProgressionProbes).
-func roDefaultProbe(obj map[string]any) (bool, string) {
-	gv := roStr(obj["apiVersion"])
-	group := ""
-	if i := strings.Index(gv, "/"); i >= 0 {
-		group = gv[:i]
-	}
-	kind := roStr(obj["kind"])
-	cond := func(t, s string) (bool, string) {
-		if roConditionIs(obj, t, s) {
-			return true, ""
-		}
-		return false, fmt.Sprintf("condition %s is not %s", t, s)
-	}
-	field := func(p, want string) (bool, string) {
-		v, _ := roPath(obj, p)
-		if fmt.Sprint(v) == want {
-			return true, ""
-		}
-		return false, fmt.Sprintf("%s is %v, not %s", p, roOrNone(v), want)
-	}
-	switch {
-	case group == "apiextensions.k8s.io" && kind == "CustomResourceDefinition":
-		return cond("Established", "True")
-	case group == "cert-manager.io" && (kind == "Certificate" || kind == "Issuer"):
-		return cond("Ready", "True")
-	case group == "" && kind == "Namespace":
-		return field("status.phase", "Active")
-	case group == "" && kind == "PersistentVolumeClaim":
-		return field("status.phase", "Bound")
-	case group == "apps" && (kind == "Deployment" || kind == "StatefulSet"):
-		want, has := roPath(obj, "spec.replicas")
-		if !has {
-			want = int64(1)
-		}
-		got, _ := roPath(obj, "status.updatedReplicas")
-		if roInt(got) != roInt(want) {
-			return false, fmt.Sprintf("status.updatedReplicas is %v, not %v", roOrNone(got), want)
-		}
-		return cond("Available", "True")
-	}
-	return true, ""
-}
 
 func roOrNone(v any) any {
 	if v == nil {
@@ -772,19 +569,14 @@ type probeProgram struct {
 	err error
 }
 
-// celAssertion evaluates a probe's CEL assertion on obj; its compiled
-// program is remembered in mem.
+// celAssertion evaluates a probe's CEL assertion on obj, compiled by
+// mem's CompileAssertion; the program is remembered in mem.
 func (mem *Memory) celAssertion(expr string, obj map[string]any) (bool, error) {
 	v := mem.tables().probes.Get(expr, func() probeProgram {
-		env, err := cel.NewEnv(cel.Variable("self", cel.DynType), cel.OptionalTypes(), ext.Strings())
-		if err != nil {
-			return probeProgram{err: err}
+		if mem == nil || mem.CompileAssertion == nil {
+			return probeProgram{err: fmt.Errorf("no compiler for CEL assertions (the machine's compiler gives the library one)")}
 		}
-		ast, iss := env.Compile(expr)
-		if iss.Err() != nil {
-			return probeProgram{err: iss.Err()}
-		}
-		prg, err := env.Program(ast, cel.CostLimit(1_000_000))
+		prg, err := mem.CompileAssertion(expr)
 		return probeProgram{prg: prg, err: err}
 	})
 	if v.err != nil {
@@ -801,22 +593,18 @@ func (mem *Memory) celAssertion(expr string, obj map[string]any) (bool, error) {
 	return b, nil
 }
 
-// Probe evaluates the readiness of a live object: the status.observedGeneration
-// check (when the object reports one), the default probe of its kind, and
-// every progression probe whose selector matches it (assertions
-// ConditionEqual, FieldsEqual, FieldValue, CEL). It returns {ready, message}
-// with the first failing assertion's message.
+// Probe evaluates the progression probes a ClusterObjectSet's author
+// wrote (probes: spec.progressionProbes) on a live object: every probe whose
+// selector (GroupKind, Label) matches it, each assertion in order
+// (ConditionEqual, FieldsEqual, FieldValue, CEL). It returns {ready,
+// message}: ready when every assertion holds, else the first failing
+// assertion's message. A CEL assertion is compiled by the machine's
+// compiler (Memory.CompileAssertion), with its limits. What else makes an
+// object ready (its kind's readiness, an observed generation) is the rule
+// file's.
 func (mem *Memory) Probe(object, probes any) map[string]any {
 	obj := roMap(object)
 	res := func(ok bool, msg string) map[string]any { return map[string]any{"ready": ok, "message": msg} }
-	if og, has := roPath(obj, "status.observedGeneration"); has {
-		if g, hasGen := roPath(obj, "metadata.generation"); hasGen && roInt(og) != roInt(g) {
-			return res(false, fmt.Sprintf("status.observedGeneration %v is behind metadata.generation %v", og, g))
-		}
-	}
-	if ok, msg := roDefaultProbe(obj); !ok {
-		return res(false, msg)
-	}
 	for _, p := range roList(probes) {
 		pm := roMap(p)
 		if !roProbeSelects(roMap(pm["selector"]), obj) {

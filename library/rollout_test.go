@@ -185,17 +185,21 @@ func TestResolve(t *testing.T) {
 	if r["errorKind"] != "" || len(r["objects"].([]any)) != 1 {
 		t.Fatalf("Resolve = %v", r)
 	}
-	if r["objects"].([]any)[0].(map[string]any)["collisionProtection"] != "Prevent" {
-		t.Error("collision protection defaults to Prevent")
+	protection := func(o any) map[string]any { return o.(map[string]any)["collisionProtection"].(map[string]any) }
+	if p := protection(r["objects"].([]any)[0]); p["object"] != "" || p["phase"] != "" {
+		t.Errorf("no protection named: %v", p)
 	}
-	// Most specific wins: object > phase > spec.
+	// Each level's setting, as written: the rule file decides which wins.
 	o := inline(cm("b", "x"))
 	o["collisionProtection"] = "None"
 	r = Resolve(revision(1, []any{map[string]any{"name": "one", "collisionProtection": "IfNoController",
 		"objects": []any{inline(cm("a", "x")), o}}}, "Prevent"), nil)
 	objs := r["objects"].([]any)
-	if objs[0].(map[string]any)["collisionProtection"] != "IfNoController" || objs[1].(map[string]any)["collisionProtection"] != "None" {
-		t.Errorf("precedence: %v", objs)
+	if p := protection(objs[0]); p["object"] != "" || p["phase"] != "IfNoController" {
+		t.Errorf("phase level: %v", p)
+	}
+	if p := protection(objs[1]); p["object"] != "None" || p["phase"] != "IfNoController" {
+		t.Errorf("object level: %v", p)
 	}
 	// Duplicates, bad phase names, forbidden metadata are invalid.
 	for _, phases := range [][]any{
@@ -243,64 +247,71 @@ func ctrlRef(kind, name, uid string) map[string]any {
 	return map[string]any{"apiVersion": "x/v1", "kind": kind, "name": name, "uid": uid, "controller": true}
 }
 
-func TestPlanRelations(t *testing.T) {
+func TestObserve(t *testing.T) {
 	phases := []any{
 		map[string]any{"name": "one", "objects": []any{inline(cm("a", "x"))}},
 		map[string]any{"name": "two", "objects": []any{inline(cm("b", "x"))}},
 	}
 	self := revision(2, phases, "")
 	objs := Resolve(self, nil)["objects"]
-	relation := func(p map[string]any) string {
-		return p["phases"].([]any)[0].(map[string]any)["objects"].([]any)[0].(map[string]any)["relation"].(string)
+	mine := map[string]any{"apiVersion": "olm.operatorframework.io/v1", "kind": "ClusterObjectSet", "name": "my-app-2", "uid": "uid-my-app-2", "controller": true, "blockOwnerDeletion": true}
+	refs := func(o map[string]any) []any {
+		return o["manifest"].(map[string]any)["metadata"].(map[string]any)["ownerReferences"].([]any)
 	}
 
-	// Nothing exists: phase one is applied, phase two waits.
-	p := testMemory.Plan(self, objs, []any{[]any{}})
-	if p["active"] != int64(0) || len(p["apply"].([]any)) != 1 || relation(p) != "create" {
-		t.Fatalf("fresh: %v", p)
+	// Nothing exists: the manifests name this revision as controller.
+	got := Observe(self, objs, []any{[]any{}})
+	if len(got) != 2 {
+		t.Fatalf("one entry per object: %v", got)
 	}
-	applied := p["apply"].([]any)[0].(map[string]any)
-	if c := Controller(applied); c["uid"] != "uid-my-app-2" {
-		t.Errorf("applied object must name the COS as controller: %v", applied)
+	a := got[0].(map[string]any)
+	if a["exists"] != false || a["phase"] != "one" || a["phaseIndex"] != int64(0) || a["inSync"] != false || len(a["controller"].(map[string]any)) != 0 {
+		t.Errorf("absent object: %v", a)
+	}
+	if r := refs(a); len(r) != 1 || r[0].(map[string]any)["uid"] != "uid-my-app-2" || r[0].(map[string]any)["controller"] != true {
+		t.Errorf("a new object's manifest names the revision as controller: %v", r)
+	}
+	if ref := a["ref"].(map[string]any); ref["kind"] != "ConfigMap" || ref["namespace"] != "default" || ref["name"] != "a" {
+		t.Errorf("ref = %v", ref)
 	}
 
-	// Phase one owned and in sync: complete (ConfigMaps have no probe); phase two next.
-	live := []any{[]any{owned(cm("a", "x"), map[string]any{"apiVersion": "olm.operatorframework.io/v1", "kind": "ClusterObjectSet", "name": "my-app-2", "uid": "uid-my-app-2", "controller": true, "blockOwnerDeletion": true})}}
-	p = testMemory.Plan(self, objs, live)
-	if p["active"] != int64(1) || relation(p) != "owned" {
-		t.Errorf("phase one done: %v", p)
+	// Controlled by this revision and holding the manifest: in sync.
+	got = Observe(self, objs, []any{[]any{owned(cm("a", "x"), mine)}})
+	if a := got[0].(map[string]any); a["controlledBySelf"] != true || a["referencedBySelf"] != true || a["inSync"] != true || a["controllerRevision"] != int64(2) {
+		t.Errorf("owned, in sync: %v", a)
+	}
+	// Its data changed: out of sync.
+	if a := Observe(self, objs, []any{[]any{owned(cm("a", "changed"), mine)}})[0].(map[string]any); a["inSync"] != false {
+		t.Errorf("owned, drifted: %v", a)
 	}
 
-	cases := []struct {
-		name     string
-		cp       string
-		live     map[string]any
-		relation string
-	}{
-		{"lower sibling: handoff", "", owned(cm("a", "x"), ctrlRef("ClusterObjectSet", "my-app-1", "u1")), "adopt"},
-		{"higher sibling: progressed", "", owned(cm("a", "x"), ctrlRef("ClusterObjectSet", "my-app-3", "u3")), "progressed"},
-		{"foreign controller, Prevent", "Prevent", owned(cm("a", "x"), ctrlRef("Deployment", "other", "u9")), "collision"},
-		{"foreign controller, IfNoController", "IfNoController", owned(cm("a", "x"), ctrlRef("Deployment", "other", "u9")), "collision"},
-		{"foreign controller, None", "None", owned(cm("a", "x"), ctrlRef("Deployment", "other", "u9")), "adopt"},
-		{"no controller, Prevent", "Prevent", cm("a", "x"), "collision"},
-		{"no controller, IfNoController", "IfNoController", cm("a", "x"), "adopt"},
-		{"no controller, None", "None", cm("a", "x"), "adopt"},
+	// A lower revision of the group controls it: its revision, and a
+	// manifest that keeps the old reference as non-controller.
+	got = Observe(self, objs, []any{[]any{owned(cm("a", "x"), ctrlRef("ClusterObjectSet", "my-app-1", "u1"))}})
+	a = got[0].(map[string]any)
+	if a["controllerRevision"] != int64(1) || a["controlledBySelf"] != false || a["inSync"] != false {
+		t.Errorf("sibling: %v", a)
 	}
-	for _, c := range cases {
-		s := revision(2, phases, c.cp)
-		p := testMemory.Plan(s, Resolve(s, nil)["objects"], []any{[]any{c.live}})
-		if got := relation(p); got != c.relation {
-			t.Errorf("%s: relation %s, want %s", c.name, got, c.relation)
+	if r := refs(a); len(r) != 2 || r[0].(map[string]any)["uid"] != "u1" || r[0].(map[string]any)["controller"] != false || r[1].(map[string]any)["uid"] != "uid-my-app-2" {
+		t.Errorf("handoff manifest: %v", r)
+	}
+	// Another kind of controller: no revision; a ClusterObjectSet of
+	// another group: none either.
+	for _, ctrl := range []map[string]any{ctrlRef("Deployment", "my-app-1", "u9"), ctrlRef("ClusterObjectSet", "other-1", "u8")} {
+		a := Observe(self, objs, []any{[]any{owned(cm("a", "x"), ctrl)}})[0].(map[string]any)
+		if a["controllerRevision"] != int64(0) || a["controller"].(map[string]any)["uid"] != ctrl["uid"] {
+			t.Errorf("%v: %v", ctrl, a)
 		}
-		if c.relation == "collision" && len(p["collisions"].([]any)) != 1 {
-			t.Errorf("%s: want a collision message: %v", c.name, p)
-		}
-		if c.name == "lower sibling: handoff" {
-			refs := p["apply"].([]any)[0].(map[string]any)["metadata"].(map[string]any)["ownerReferences"].([]any)
-			if len(refs) != 2 || refs[0].(map[string]any)["controller"] != false || refs[1].(map[string]any)["uid"] != "uid-my-app-2" {
-				t.Errorf("handoff keeps the old reference as non-controller: %v", refs)
-			}
-		}
+	}
+
+	// Referenced without control, and being deleted: what a teardown reads.
+	ref := map[string]any{"kind": "ClusterObjectSet", "name": "my-app-2", "uid": "uid-my-app-2", "controller": false}
+	b := owned(cm("b", "x"), ref, ctrlRef("ClusterObjectSet", "my-app-3", "u3"))
+	b["metadata"].(map[string]any)["deletionTimestamp"] = "2026-01-01T00:00:00Z"
+	got = Observe(self, objs, []any{[]any{b}})
+	if e := got[1].(map[string]any); e["referencedBySelf"] != true || e["controlledBySelf"] != false || e["deleting"] != true ||
+		e["controllerRevision"] != int64(3) || len(e["ownerReferences"].([]any)) != 1 {
+		t.Errorf("referenced, deleting: %v", e)
 	}
 }
 
@@ -316,25 +327,9 @@ func deployment(ready bool) map[string]any {
 }
 
 func TestProbe(t *testing.T) {
-	if testMemory.Probe(deployment(false), nil)["ready"] != false {
-		t.Error("a Deployment without status is not ready")
-	}
-	if r := testMemory.Probe(deployment(true), nil); r["ready"] != true {
-		t.Errorf("ready Deployment: %v", r)
-	}
-	d := deployment(true)
-	d["metadata"].(map[string]any)["generation"] = int64(2)
-	if testMemory.Probe(d, nil)["ready"] != false {
-		t.Error("observedGeneration behind generation is not ready")
-	}
-	for kind, obj := range map[string]map[string]any{
-		"Namespace": {"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": "n"}, "status": map[string]any{"phase": "Terminating"}},
-		"PVC":       {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": map[string]any{"name": "p"}, "status": map[string]any{"phase": "Pending"}},
-		"CRD":       {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition", "metadata": map[string]any{"name": "c"}},
-	} {
-		if testMemory.Probe(obj, nil)["ready"] != false {
-			t.Errorf("%s default probe must fail", kind)
-		}
+	// Only the author's probes: a kind's readiness is the rule file's.
+	if r := testMemory.Probe(deployment(false), nil); r["ready"] != true {
+		t.Errorf("no probes, no verdict against the object: %v", r)
 	}
 	probe := func(a map[string]any) []any {
 		return []any{map[string]any{"selector": map[string]any{"type": "Label", "label": map[string]any{"matchLabels": map[string]any{"app": "web"}}},
@@ -364,38 +359,6 @@ func TestProbe(t *testing.T) {
 	}
 }
 
-func TestTeardown(t *testing.T) {
-	phases := []any{
-		map[string]any{"name": "one", "objects": []any{inline(cm("a", "x"))}},
-		map[string]any{"name": "two", "objects": []any{inline(cm("b", "x")), inline(cm("c", "x"))}},
-	}
-	self := revision(1, phases, "")
-	objs := Resolve(self, nil)["objects"]
-	mine := map[string]any{"kind": "ClusterObjectSet", "name": "my-app-1", "uid": "uid-my-app-1", "controller": true}
-	mineRef := map[string]any{"kind": "ClusterObjectSet", "name": "my-app-1", "uid": "uid-my-app-1", "controller": false}
-	newer := ctrlRef("ClusterObjectSet", "my-app-2", "u2")
-	live := []any{[]any{owned(cm("a", "x"), mine), owned(cm("b", "x"), mineRef, newer), owned(cm("c", "x"), mine)}}
-	td := Teardown(self, objs, live)
-	if td["phase"] != "two" || td["done"] != false {
-		t.Fatalf("last phase first: %v", td)
-	}
-	if del := td["delete"].([]any); len(del) != 1 || del[0].(map[string]any)["name"] != "c" {
-		t.Errorf("delete only what it controls: %v", del)
-	}
-	rel := td["release"].([]any)
-	if len(rel) != 1 || len(rel[0].(map[string]any)["ownerReferences"].([]any)) != 1 {
-		t.Errorf("release removes only its reference: %v", rel)
-	}
-	// Phase two gone (c deleted, b released): phase one next, then done.
-	live = []any{[]any{owned(cm("a", "x"), mine), owned(cm("b", "x"), newer)}}
-	if td := Teardown(self, objs, live); td["phase"] != "one" {
-		t.Errorf("then phase one: %v", td)
-	}
-	if td := Teardown(self, objs, []any{[]any{owned(cm("b", "x"), newer)}}); td["done"] != true {
-		t.Errorf("done: %v", td)
-	}
-}
-
 func TestRolloutCELBindings(t *testing.T) {
 	got := celEval(t, "rollout.controller(x).uid", map[string]any{"x": owned(cm("a", "x"), ctrlRef("K", "n", "u"))})
 	if got != "u" {
@@ -409,8 +372,8 @@ func TestRolloutCELBindings(t *testing.T) {
 	if got == "" {
 		t.Error("rollout.metadataError must report the bad key")
 	}
-	got = celEval(t, "rollout.probe(x, []).ready", map[string]any{"x": deployment(true)})
-	if got != true {
+	got = celEval(t, "rollout.probe(x, [{'selector': {'type': 'GroupKind', 'groupKind': {'group': 'apps', 'kind': 'Deployment'}}, 'assertions': [{'type': 'CEL', 'cel': {'expression': 'self.spec.replicas > 5', 'message': 'too few'}}]}]).message", map[string]any{"x": deployment(true)})
+	if got != "too few" {
 		t.Errorf("rollout.probe = %v", got)
 	}
 	got = celEval(t, "size(rollout.setConditions([], [{'type': 'A', 'status': 'True', 'reason': 'R'}], timestamp('2026-01-01T00:00:00Z'), 1))", nil)
@@ -418,13 +381,9 @@ func TestRolloutCELBindings(t *testing.T) {
 		t.Errorf("rollout.setConditions = %v", got)
 	}
 	self := revision(1, []any{map[string]any{"name": "one", "objects": []any{inline(cm("a", "x"))}}}, "")
-	got = celEval(t, "rollout.plan(x, rollout.resolve(x, []).objects, []).active", map[string]any{"x": self})
-	if got != int64(0) {
-		t.Errorf("rollout.plan = %v", got)
-	}
-	got = celEval(t, "rollout.teardown(x, rollout.resolve(x, []).objects, []).done", map[string]any{"x": self})
-	if got != true {
-		t.Errorf("rollout.teardown = %v", got)
+	got = celEval(t, "rollout.observe(x, rollout.resolve(x, []).objects, [[]]).map(o, o.ref.name + ' ' + string(o.exists))", map[string]any{"x": self})
+	if !reflect.DeepEqual(got, []any{"a false"}) {
+		t.Errorf("rollout.observe = %v", got)
 	}
 	got = celEval(t, "size(rollout.kinds(rollout.resolve(x, []).objects))", map[string]any{"x": self})
 	if got != int64(1) {
@@ -432,5 +391,45 @@ func TestRolloutCELBindings(t *testing.T) {
 	}
 }
 
-// testMemory is the tests' library memory.
-var testMemory = NewMemory(nil)
+// testMemory is the tests' library memory; its CEL assertions compile in
+// a plain environment (package fsm gives a machine's memory its own).
+var testMemory = &Memory{CompileAssertion: func(expr string) (cel.Program, error) {
+	env, err := cel.NewEnv(cel.Variable("self", cel.DynType), cel.OptionalTypes())
+	if err != nil {
+		return nil, err
+	}
+	ast, iss := env.Compile(expr)
+	if iss.Err() != nil {
+		return nil, iss.Err()
+	}
+	return env.Program(ast)
+}}
+
+// TestResultTypes: a library function's record is a declared type, so the
+// checker refuses a field it does not have.
+func TestResultTypes(t *testing.T) {
+	env, err := cel.NewEnv(append(EnvOptions(nil), cel.Variable("x", cel.DynType))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for expr, ok := range map[string]bool{
+		"rollout.resolve(x, []).objects[0].collisionProtection.phase":      true,
+		"rollout.resolve(x, []).objcts":                                    false,
+		"rollout.observe(x, [], []).map(o, o.controller.uid + o.ref.name)": true,
+		"rollout.observe(x, [], []).map(o, o.controler)":                   false,
+		"rollout.observe(x, [], [])[0].live.anything.goes":                 true,
+		"rollout.probe(x, []).ready":                                       true,
+		"rollout.probe(x, []).redy":                                        false,
+		"ref(x).namespace":                                                 true,
+		"ref(x).namspace":                                                  false,
+		"rollout.kinds([]).map(k, k.apiVersion)":                           true,
+		"rollout.setConditions([], [], timestamp('2026-01-01T00:00:00Z'), 1)[0].lastTransitionTime": true,
+		"has(rollout.controller(x).uid)": true,
+		"rollout.controller(x).owner":    false,
+	} {
+		_, iss := env.Compile(expr)
+		if got := iss.Err() == nil; got != ok {
+			t.Errorf("%s: compiles %v, want %v (%v)", expr, got, ok, iss.Err())
+		}
+	}
+}

@@ -99,7 +99,7 @@ func diffElements(m *Machine) []diffElement {
 }
 
 func diffRouteAttrs(p string, r *Route) [][2]string {
-	return [][2]string{{p + "when", exprText(r.When)}, {p + "to", r.To}, {p + "reason", r.Reason}, {p + "message", exprText(r.Message)},
+	return [][2]string{{p + "when", exprText(r.When)}, {p + "to", r.To}, {p + "reason", r.Reason}, {p + "reason expression", exprText(r.ReasonExpr)}, {p + "reasons", strings.Join(r.Reasons, ", ")}, {p + "message", exprText(r.Message)},
 		{p + "set", setsText(r.Set)}, {p + "conditions", literalsText(r.Conditions)}, {p + "after", exprText(r.After)}, {p + "at", exprText(r.At)}}
 }
 
@@ -131,12 +131,14 @@ func setsText(as []Assignment) string {
 func reasonsOf(m *Machine) map[string]bool {
 	out := map[string]bool{}
 	for _, t := range m.Transitions {
-		if t.Done != nil && t.Done.Reason != "" {
-			out[t.Done.Reason] = true
+		if t.Done != nil {
+			for _, n := range t.Done.ReasonNames() {
+				out[n] = true
+			}
 		}
 		for _, r := range t.Routes {
-			if r.Reason != "" {
-				out[r.Reason] = true
+			for _, n := range r.ReasonNames() {
+				out[n] = true
 			}
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/statecraft/statecraft/rules/policies"
 	"github.com/statecraft/statecraft/spec/crds"
@@ -109,12 +110,16 @@ var machineSchema = &hcl.BodySchema{
 		{Name: "description"},
 		{Name: "state_field"},
 		{Name: "max_steps"},
+		{Name: "memory"},
+		{Name: "memory_key"},
+		{Name: "memory_namespace"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{
 		{Type: "resource", LabelNames: []string{"api_version", "kind"}},
 		{Type: "param", LabelNames: []string{"name"}},
 		{Type: "observe", LabelNames: []string{"name"}},
 		{Type: "let", LabelNames: []string{"name"}},
+		{Type: "function", LabelNames: []string{"name"}},
 		{Type: "state", LabelNames: []string{"name"}},
 		{Type: "transition", LabelNames: []string{"name"}},
 		{Type: "property", LabelNames: []string{"name"}},
@@ -142,6 +147,8 @@ func (l *loader) machine(b *hcl.Block) (*Machine, hcl.Diagnostics) {
 		Name:       b.Labels[0],
 		StateField: "state",
 		MaxSteps:   16,
+		MemoryIn:   "status",
+		MemoryKey:  "statecraft.dev/memory",
 		DeclRange:  b.DefRange,
 		NameRange:  b.LabelRanges[0],
 	}
@@ -156,6 +163,30 @@ func (l *loader) machine(b *hcl.Block) (*Machine, hcl.Diagnostics) {
 	if a, ok := content.Attributes["state_field"]; ok {
 		m.StateField, d = literalString(a)
 		diags = append(diags, d...)
+	}
+	if a, ok := content.Attributes["memory"]; ok {
+		m.MemoryIn, d = keyword(a)
+		m.MemoryRange = a.Expr.Range()
+		diags = append(diags, d...)
+		if m.MemoryIn != "status" && m.MemoryIn != "annotation" && m.MemoryIn != "companion" {
+			diags = append(diags, attrDiag(a, "Unknown memory", "memory is status (the driven object's status), annotation (an annotation on it) or companion (a ConfigMap it owns)."))
+		}
+	}
+	if a, ok := content.Attributes["memory_key"]; ok {
+		m.MemoryKey, d = literalString(a)
+		diags = append(diags, d...)
+		if m.MemoryIn != "annotation" {
+			diags = append(diags, attrDiag(a, "memory_key without annotation memory", "memory_key names the annotation that holds the memory; set memory = annotation."))
+		} else if errs := validation.IsQualifiedName(m.MemoryKey); len(errs) > 0 {
+			diags = append(diags, attrDiag(a, "Invalid annotation key", strings.Join(errs, "; ")+"."))
+		}
+	}
+	if a, ok := content.Attributes["memory_namespace"]; ok {
+		m.MemoryNamespace, d = literalString(a)
+		diags = append(diags, d...)
+		if m.MemoryIn != "companion" {
+			diags = append(diags, attrDiag(a, "memory_namespace without companion memory", "memory_namespace is where a cluster-scoped object's companion ConfigMap lives; set memory = companion."))
+		}
 	}
 	if a, ok := content.Attributes["max_steps"]; ok {
 		n, d := literalInt(a)
@@ -207,6 +238,12 @@ func (l *loader) machine(b *hcl.Block) (*Machine, hcl.Diagnostics) {
 			if x != nil && unique("let", name, rng) {
 				m.Lets = append(m.Lets, x)
 			}
+		case "function":
+			f, d := l.function(blk)
+			diags = append(diags, d...)
+			if f != nil && unique("function", name, rng) {
+				m.Functions = append(m.Functions, f)
+			}
 		case "state":
 			s, d := l.state(blk)
 			diags = append(diags, d...)
@@ -230,6 +267,16 @@ func (l *loader) machine(b *hcl.Block) (*Machine, hcl.Diagnostics) {
 			diags = append(diags, d...)
 			if a != nil && unique("accept", name, rng) {
 				m.Accepts = append(m.Accepts, a)
+			}
+		}
+	}
+	if m.MemoryIn == "companion" && m.MemoryNamespace == "" {
+		for _, r := range m.Resources {
+			if r.Scope == "Cluster" {
+				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Companion memory without a namespace",
+					Detail:  fmt.Sprintf("%s is cluster-scoped: its companion ConfigMap needs memory_namespace.", r.Kind),
+					Subject: m.MemoryRange.Ptr()})
+				break
 			}
 		}
 	}
@@ -330,7 +377,7 @@ func (l *loader) param(b *hcl.Block) (*Param, hcl.Diagnostics) {
 }
 
 var observeSchema = &hcl.BodySchema{
-	Attributes: []hcl.AttributeSchema{{Name: "get"}, {Name: "list"}, {Name: "when"}},
+	Attributes: []hcl.AttributeSchema{{Name: "get"}, {Name: "list"}, {Name: "when"}, {Name: "for_each"}},
 }
 
 func (l *loader) observe(b *hcl.Block) (*Observe, hcl.Diagnostics) {
@@ -341,11 +388,44 @@ func (l *loader) observe(b *hcl.Block) (*Observe, hcl.Diagnostics) {
 	o.Get, diags = l.optExpr(content, "get", diags)
 	o.List, diags = l.optExpr(content, "list", diags)
 	o.When, diags = l.optExpr(content, "when", diags)
+	o.ForEach, diags = l.optExpr(content, "for_each", diags)
 	if (o.Get == nil) == (o.List == nil) && !diags.HasErrors() {
 		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Observation needs get or list",
 			Detail: "An observe block has exactly one of get (one object) or list (objects by label selector).", Subject: b.DefRange.Ptr()})
 	}
 	return o, diags
+}
+
+var functionSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "params"}, {Name: "value", Required: true}}}
+
+func (l *loader) function(b *hcl.Block) (*Function, hcl.Diagnostics) {
+	f := &Function{Name: b.Labels[0], DeclRange: b.DefRange}
+	diags := checkName("function", f.Name, b.LabelRanges[0])
+	content, d := b.Body.Content(functionSchema)
+	diags = append(diags, d...)
+	if a, ok := content.Attributes["params"]; ok {
+		items, d := hcl.ExprList(a.Expr)
+		diags = append(diags, d...)
+		seen := map[string]bool{}
+		for _, it := range items {
+			n, d := keywordExpr(it, "parameter name")
+			diags = append(diags, d...)
+			switch {
+			case n == "":
+			case !hclsyntax.ValidIdentifier(n) || strings.Contains(n, "-"):
+				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid parameter name",
+					Detail: "A parameter is named like a CEL identifier: a letter or _, then letters, digits and _.", Subject: it.Range().Ptr()})
+			case seen[n]:
+				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Duplicate parameter",
+					Detail: fmt.Sprintf("%s is a parameter of %s twice.", n, f.Name), Subject: it.Range().Ptr()})
+			default:
+				seen[n] = true
+				f.Params = append(f.Params, n)
+			}
+		}
+	}
+	f.Value, diags = l.optExpr(content, "value", diags)
+	return f, diags
 }
 
 var letSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "value", Required: true}}}
@@ -363,6 +443,40 @@ var stateSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
 		{Name: "initial"}, {Name: "final"}, {Name: "outcome"}, {Name: "conditions"}, {Name: "recheck"}, {Name: "jitter"}, {Name: "set"},
 	},
+	Blocks: []hcl.BlockHeaderSchema{{Type: "condition", LabelNames: []string{"type"}}},
+}
+
+var conditionSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "status", Required: true}, {Name: "reason"}, {Name: "message"}},
+}
+
+// conditionBlocks decodes condition blocks; a type set twice, here or in
+// the conditions map, is an error.
+func (l *loader) conditionBlocks(blocks hcl.Blocks, lits []Assignment) ([]*Condition, hcl.Diagnostics) {
+	var out []*Condition
+	var diags hcl.Diagnostics
+	seen := map[string]hcl.Range{}
+	for _, a := range lits {
+		seen[a.Path] = a.Range
+	}
+	for _, b := range blocks {
+		if b.Type != "condition" {
+			continue
+		}
+		c := &Condition{Type: b.Labels[0], DeclRange: b.DefRange}
+		if prev, ok := seen[c.Type]; ok {
+			diags = append(diags, dupDiag("condition", c.Type, prev, b.LabelRanges[0]))
+			continue
+		}
+		seen[c.Type] = b.LabelRanges[0]
+		content, d := b.Body.Content(conditionSchema)
+		diags = append(diags, d...)
+		c.Status, diags = l.optExpr(content, "status", diags)
+		c.Reason, diags = l.optExpr(content, "reason", diags)
+		c.Message, diags = l.optExpr(content, "message", diags)
+		out = append(out, c)
+	}
+	return out, diags
 }
 
 func (l *loader) state(b *hcl.Block) (*State, hcl.Diagnostics) {
@@ -390,6 +504,8 @@ func (l *loader) state(b *hcl.Block) (*State, hcl.Diagnostics) {
 		s.Set, d = l.assignments(a)
 		diags = append(diags, d...)
 	}
+	s.Computed, d = l.conditionBlocks(content.Blocks, s.Conditions)
+	diags = append(diags, d...)
 	s.Recheck, diags = l.optExpr(content, "recheck", diags)
 	if s.Final && s.Recheck != nil {
 		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Final state with recheck",
@@ -408,11 +524,12 @@ var transitionSchema = &hcl.BodySchema{
 	Blocks: []hcl.BlockHeaderSchema{
 		{Type: "do", LabelNames: []string{"name"}},
 		{Type: "on", LabelNames: []string{"action", "outcome"}},
+		{Type: "condition", LabelNames: []string{"type"}},
 	},
 }
 
 var routeAttrs = []hcl.AttributeSchema{
-	{Name: "to"}, {Name: "reason"}, {Name: "message"}, {Name: "set"}, {Name: "after"}, {Name: "at"}, {Name: "conditions"},
+	{Name: "to"}, {Name: "reason"}, {Name: "reasons"}, {Name: "message"}, {Name: "set"}, {Name: "after"}, {Name: "at"}, {Name: "conditions"},
 }
 
 // conditions decodes a map of condition type to literal status.
@@ -435,6 +552,7 @@ func conditions(a *hcl.Attribute) ([]Assignment, hcl.Diagnostics) {
 
 var routeSchema = &hcl.BodySchema{
 	Attributes: append([]hcl.AttributeSchema{{Name: "when"}}, routeAttrs...),
+	Blocks:     []hcl.BlockHeaderSchema{{Type: "condition", LabelNames: []string{"type"}}},
 }
 
 func (l *loader) transition(b *hcl.Block) (*Transition, hcl.Diagnostics) {
@@ -464,7 +582,9 @@ func (l *loader) transition(b *hcl.Block) (*Transition, hcl.Diagnostics) {
 	t.When, diags = l.optExpr(content, "when", diags)
 	done, d := l.route(content.Attributes, b.DefRange)
 	diags = append(diags, d...)
-	if done.To != "" || done.Reason != "" || done.Set != nil || done.After != nil || done.At != nil || done.Message != nil || done.Conditions != nil {
+	done.Computed, d = l.conditionBlocks(content.Blocks, done.Conditions)
+	diags = append(diags, d...)
+	if done.To != "" || done.HasReason() || done.Set != nil || done.After != nil || done.At != nil || done.Message != nil || done.Conditions != nil || done.Computed != nil {
 		t.Done = done
 	}
 	for _, blk := range content.Blocks {
@@ -487,10 +607,35 @@ func (l *loader) transition(b *hcl.Block) (*Transition, hcl.Diagnostics) {
 			diags = append(diags, d...)
 			r.Action, r.Outcome = blk.Labels[0], blk.Labels[1]
 			r.When, diags = l.optExpr(rc, "when", diags)
+			r.Computed, d = l.conditionBlocks(rc.Blocks, r.Conditions)
+			diags = append(diags, d...)
 			t.Routes = append(t.Routes, r)
 		}
 	}
+	if t.Done != nil {
+		for _, r := range t.Routes {
+			r.inherit(t.Done)
+		}
+	}
 	return t, diags
+}
+
+// inherit gives an on route what its transition's own route says and it
+// does not: the destination, the reason (with its declared set) and the
+// set assignments (an explicit set = {} sets nothing).
+func (r *Route) inherit(t *Route) {
+	if r.To == "" && t.To != "" {
+		r.To, r.ToRange = t.To, t.ToRange
+		r.Inherited = append(r.Inherited, "to")
+	}
+	if !r.HasReason() && t.HasReason() {
+		r.Reason, r.ReasonExpr, r.Reasons = t.Reason, t.ReasonExpr, t.Reasons
+		r.Inherited = append(r.Inherited, "reason")
+	}
+	if r.Set == nil && len(t.Set) > 0 {
+		r.Set = t.Set
+		r.Inherited = append(r.Inherited, "set")
+	}
 }
 
 func (l *loader) route(attrs hcl.Attributes, rng hcl.Range) (*Route, hcl.Diagnostics) {
@@ -502,9 +647,35 @@ func (l *loader) route(attrs hcl.Attributes, rng hcl.Range) (*Route, hcl.Diagnos
 		r.ToRange = a.Expr.Range()
 		diags = append(diags, d...)
 	}
-	if a, ok := attrs["reason"]; ok {
-		r.Reason, d = keyword(a)
+	if a, ok := attrs["reasons"]; ok {
+		items, d := hcl.ExprList(a.Expr)
 		diags = append(diags, d...)
+		seen := map[string]bool{}
+		for _, it := range items {
+			n, d := keywordExpr(it, "reason")
+			diags = append(diags, d...)
+			if n != "" && seen[n] {
+				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Duplicate reason",
+					Detail: fmt.Sprintf("%s is declared twice in this set.", n), Subject: it.Range().Ptr()})
+			}
+			if n != "" {
+				seen[n] = true
+				r.Reasons = append(r.Reasons, n)
+			}
+		}
+		if len(r.Reasons) == 0 && !d.HasErrors() {
+			diags = append(diags, attrDiag(a, "Empty reasons", "reasons declares the reasons a computed reason may take: at least one."))
+		}
+	}
+	if a, ok := attrs["reason"]; ok {
+		if _, computed := attrs["reasons"]; computed {
+			r.ReasonExpr, d = l.src.celExpr(a)
+		} else {
+			r.Reason, d = keyword(a)
+		}
+		diags = append(diags, d...)
+	} else if a, ok := attrs["reasons"]; ok {
+		diags = append(diags, attrDiag(a, "Reasons without reason", "reasons declares the set a computed reason takes its value from; add reason = \"CEL\" computing it."))
 	}
 	content := &hcl.BodyContent{Attributes: attrs}
 	r.Message, diags = l.optExpr(content, "message", diags)
@@ -552,15 +723,21 @@ func (l *loader) assignments(a *hcl.Attribute) ([]Assignment, hcl.Diagnostics) {
 }
 
 // Verbs are the action verbs, each with its attribute set.
-var Verbs = []string{"apply", "create", "delete", "get", "patch", "status", "update"}
+var Verbs = []string{"apply", "create", "delete", "event", "get", "patch", "status", "update"}
 
 var actionSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
-		{Name: "verb", Required: true}, {Name: "target", Required: true}, {Name: "body"},
+		{Name: "verb", Required: true}, {Name: "target"}, {Name: "body"},
 		{Name: "type"}, {Name: "dry_run"}, {Name: "identity"}, {Name: "expect"}, {Name: "propagation"},
-		{Name: "for_each"}, {Name: "when"},
+		{Name: "for_each"}, {Name: "when"}, {Name: "best_effort"},
+		// event
+		{Name: "reason"}, {Name: "message"}, {Name: "regarding"}, {Name: "related"}, {Name: "action"},
+		{Name: "name"}, {Name: "controller"}, {Name: "instance"},
 	},
 }
+
+// eventOnly are the attributes only an event action takes.
+var eventOnly = []string{"reason", "message", "regarding", "related", "action", "name", "controller", "instance"}
 
 func (l *loader) action(b *hcl.Block) (*Action, hcl.Diagnostics) {
 	a := &Action{Name: b.Labels[0], DeclRange: b.DefRange}
@@ -573,6 +750,22 @@ func (l *loader) action(b *hcl.Block) (*Action, hcl.Diagnostics) {
 		if a.Verb != "" && !contains(Verbs, a.Verb) {
 			diags = append(diags, attrDiag(at, "Unknown verb", fmt.Sprintf("An action verb is one of %s.", strings.Join(Verbs, ", "))))
 		}
+	}
+	if a.Verb == "event" {
+		return a, append(diags, l.eventAction(a, b, content)...)
+	}
+	for _, name := range eventOnly {
+		if at, ok := content.Attributes[name]; ok {
+			diags = append(diags, attrDiag(at, "Unexpected attribute", fmt.Sprintf("%s is an attribute of event actions; this is a %s action.", name, a.Verb)))
+		}
+	}
+	if _, ok := content.Attributes["target"]; !ok && a.Verb != "" {
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Missing target",
+			Detail: fmt.Sprintf("A %s action needs a target: the reference map of the object acted on.", a.Verb), Subject: b.DefRange.Ptr()})
+	}
+	if at, ok := content.Attributes["best_effort"]; ok {
+		a.BestEffort, d = literalBool(at)
+		diags = append(diags, d...)
 	}
 	a.Target, diags = l.optExpr(content, "target", diags)
 	a.Body, diags = l.optExpr(content, "body", diags)
@@ -638,7 +831,7 @@ func dupDiag(kind, name string, prev, rng hcl.Range) *hcl.Diagnostic {
 }
 
 func checkName(kind, name string, rng hcl.Range) hcl.Diagnostics {
-	if !hclsyntax.ValidIdentifier(name) || strings.Contains(name, "-") && (kind == "param" || kind == "observe" || kind == "let") {
+	if !hclsyntax.ValidIdentifier(name) || strings.Contains(name, "-") && (kind == "param" || kind == "observe" || kind == "let" || kind == "function") {
 		return hcl.Diagnostics{{
 			Severity: hcl.DiagError,
 			Summary:  "Invalid " + kind + " name",
@@ -769,4 +962,60 @@ func LoadRef(ref string) (*File, hcl.Diagnostics) {
 		}
 	}
 	return LoadFile(ref)
+}
+
+// eventAction decodes an event action: what the Event says (type, reason,
+// message), whom it is about (regarding, related), and how it is named.
+func (l *loader) eventAction(a *Action, b *hcl.Block, content *hcl.BodyContent) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	var d hcl.Diagnostics
+	ev := &EventSpec{Type: "Normal", Action: a.Name, Controller: "statecraft.dev/engine", Instance: "statecraft"}
+	a.Event, a.BestEffort = ev, true
+	for _, name := range []string{"target", "body", "dry_run", "identity", "expect", "propagation"} {
+		if at, ok := content.Attributes[name]; ok {
+			diags = append(diags, attrDiag(at, "Unexpected attribute", fmt.Sprintf("An event action records an Event from its type, reason, message and regarding; it takes no %s.", name)))
+		}
+	}
+	if at, ok := content.Attributes["type"]; ok {
+		ev.Type, d = keyword(at)
+		diags = append(diags, d...)
+		if ev.Type != "Normal" && ev.Type != "Warning" {
+			diags = append(diags, attrDiag(at, "Unknown event type", "An Event's type is Normal or Warning."))
+		}
+	}
+	if at, ok := content.Attributes["reason"]; ok {
+		ev.Reason, d = keyword(at)
+		diags = append(diags, d...)
+	} else {
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Missing reason",
+			Detail: "An event action needs a reason: a name such as AutoPatchHalted.", Subject: b.DefRange.Ptr()})
+	}
+	if at, ok := content.Attributes["action"]; ok {
+		ev.Action, d = keyword(at)
+		diags = append(diags, d...)
+	}
+	for _, f := range []struct {
+		name string
+		dst  *string
+	}{{"controller", &ev.Controller}, {"instance", &ev.Instance}} {
+		if at, ok := content.Attributes[f.name]; ok {
+			*f.dst, d = keyword(at)
+			diags = append(diags, d...)
+		}
+	}
+	if at, ok := content.Attributes["best_effort"]; ok {
+		a.BestEffort, d = literalBool(at)
+		diags = append(diags, d...)
+	}
+	ev.Note, diags = l.optExpr(content, "message", diags)
+	if ev.Note == nil {
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Missing message",
+			Detail: "An event action needs a message: a CEL string, the Event's note.", Subject: b.DefRange.Ptr()})
+	}
+	ev.Regarding, diags = l.optExpr(content, "regarding", diags)
+	ev.Related, diags = l.optExpr(content, "related", diags)
+	ev.Name, diags = l.optExpr(content, "name", diags)
+	a.ForEach, diags = l.optExpr(content, "for_each", diags)
+	a.When, diags = l.optExpr(content, "when", diags)
+	return diags
 }

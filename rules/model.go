@@ -20,11 +20,21 @@ type Machine struct {
 	StateField string
 	// MaxSteps bounds the micro-steps of one reconcile (default 16).
 	MaxSteps int
+	// MemoryIn is where the machine keeps its memory (the map rules read
+	// as status): "status" (default: the driven object's status),
+	// "annotation" (JSON in the annotation MemoryKey of the driven
+	// object) or "companion" (JSON in a ConfigMap the driven object owns,
+	// in its namespace or, for a cluster-scoped kind, MemoryNamespace).
+	MemoryIn        string
+	MemoryKey       string
+	MemoryNamespace string
+	MemoryRange     hcl.Range
 
 	Resources   []*Resource
 	Params      []*Param
 	Observes    []*Observe
 	Lets        []*Let
+	Functions   []*Function
 	States      []*State
 	Transitions []*Transition
 	// Properties are what statecraft verify checks besides its own
@@ -85,6 +95,21 @@ type Observe struct {
 	List *Expr
 	// When, if set, limits the read to steps where it is true.
 	When *Expr
+	// ForEach, when set, is a CEL list: one read per element, bound as
+	// item (and its position as index) in Get or List; the observation is
+	// then the list of their results.
+	ForEach *Expr
+
+	DeclRange hcl.Range
+}
+
+// Function is a reusable, parameterised CEL expression: a call
+// NAME(a, b) in any expression of the machine stands for Value with its
+// Params replaced by the arguments (it is expanded where it is called).
+type Function struct {
+	Name   string
+	Params []string
+	Value  *Expr
 
 	DeclRange hcl.Range
 }
@@ -107,6 +132,9 @@ type State struct {
 	// Conditions are the condition statuses ("True", "False", "Unknown")
 	// this state sets, by condition type, in declaration order.
 	Conditions []Assignment
+	// Computed are the condition blocks: conditions with their own status,
+	// reason and message expressions, set after Conditions.
+	Computed []*Condition
 	// Recheck is a CEL duration (relative to now) or timestamp at which an
 	// object resting in this state is stepped again.
 	Recheck *Expr
@@ -161,8 +189,31 @@ type Action struct {
 	// When, if set, is a CEL bool: when false the action is skipped and
 	// counts as ok, sending nothing.
 	When *Expr
+	// BestEffort actions never change the route: an outcome other than ok
+	// is recorded and the transition goes on as if the action had ended
+	// ok. Event actions are best effort unless they say otherwise.
+	BestEffort bool
+	// Event is set for the event verb: the Event the action records.
+	Event *EventSpec
 
 	DeclRange hcl.Range
+}
+
+// EventSpec is what an event action records: an events.k8s.io/v1 Event
+// about an object (regarding, by default the object reconciled).
+type EventSpec struct {
+	Type      string // Normal or Warning
+	Reason    string
+	Action    string // the Event's action; default: the do block's name
+	Note      *Expr  // CEL string (the message attribute)
+	Regarding *Expr  // CEL reference map; nil: ref(self)
+	Related   *Expr  // CEL reference map, optional
+	// Name, when set, is a CEL string naming the Event; by default it is
+	// the regarding object's name and the time, as client-go names Events.
+	Name *Expr
+	// Controller and Instance are the Event's reportingController and
+	// reportingInstance.
+	Controller, Instance string
 }
 
 // Route sends an action outcome (or a transition's success) to a state.
@@ -176,13 +227,52 @@ type Route struct {
 	// state it is in.
 	To      string
 	ToRange hcl.Range
-	Reason  string
-	Message *Expr
-	Set     []Assignment
+	// Reason is the status reason, a literal name; or, when Reasons is
+	// set, ReasonExpr computes it (a CEL string that must be one of
+	// Reasons, the declared set every tool lists).
+	Reason     string
+	ReasonExpr *Expr
+	Reasons    []string
+	Message    *Expr
+	Set        []Assignment
 	// Conditions set condition statuses on top of the destination state's.
 	Conditions []Assignment
-	After      *Expr // CEL duration: wait this long before stepping again
-	At         *Expr // CEL timestamp: wait until then
+	// Computed are the route's condition blocks, set after the destination
+	// state's.
+	Computed []*Condition
+	After    *Expr // CEL duration: wait this long before stepping again
+	At       *Expr // CEL timestamp: wait until then
+
+	// Inherited lists what an on route took from its transition's own
+	// route (to, reason, set) because it does not say otherwise.
+	Inherited []string
+
+	DeclRange hcl.Range
+}
+
+// ReasonNames returns the reasons the route can write: its literal reason,
+// or its declared set; none when it keeps the status's reason.
+func (r *Route) ReasonNames() []string {
+	if r.ReasonExpr != nil {
+		return r.Reasons
+	}
+	if r.Reason != "" {
+		return []string{r.Reason}
+	}
+	return nil
+}
+
+// HasReason reports whether the route writes a reason.
+func (r *Route) HasReason() bool { return r.Reason != "" || r.ReasonExpr != nil }
+
+// Condition is a metav1.Condition-shaped status condition computed by CEL:
+// Status gives "True", "False" or "Unknown"; Reason and Message default to
+// the route's reason and message.
+type Condition struct {
+	Type    string
+	Status  *Expr
+	Reason  *Expr
+	Message *Expr
 
 	DeclRange hcl.Range
 }

@@ -6,6 +6,9 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/statecraft/statecraft/adapters"
+	"github.com/statecraft/statecraft/engine"
+	"github.com/statecraft/statecraft/fsm"
 	"github.com/statecraft/statecraft/jsonvalue"
 	"github.com/statecraft/statecraft/library"
 )
@@ -42,9 +45,13 @@ func (r *runner) check(e *Expect) {
 	}
 	obj = library.Normalize(obj).(map[string]any)
 	st, _ := obj["status"].(map[string]any)
+	m := r.machines[ref.APIVersion+"/"+ref.Kind]
+	if m != nil {
+		st = r.memory(m, ref, obj)
+	}
 	if e.State != nil {
 		field := "state"
-		if m := r.machines[ref.APIVersion+"/"+ref.Kind]; m != nil {
+		if m != nil {
 			field = m.StateField
 		}
 		if got, _ := st[field].(string); got != *e.State {
@@ -58,6 +65,9 @@ func (r *runner) check(e *Expect) {
 	}
 	for _, f := range e.Fields {
 		got, present := lookupPath(obj, f.Path)
+		if rest, ok := strings.CutPrefix(f.Path, "memory."); ok {
+			got, present = lookupPath(st, rest)
+		}
 		switch {
 		case f.Value == nil && present:
 			fail("want %s absent, got %s", f.Path, jsonText(got))
@@ -107,4 +117,17 @@ func lookupPath(obj map[string]any, path string) (any, bool) {
 		}
 	}
 	return cur, true
+}
+
+// memory returns the memory of the object obj of machine m, wherever the
+// machine keeps it (engine.MemoryOf, or its companion ConfigMap).
+func (r *runner) memory(m *fsm.Machine, ref adapters.Ref, obj map[string]any) map[string]any {
+	if m.Source.MemoryIn != "companion" {
+		return engine.MemoryOf(m, obj)
+	}
+	cm, ok := r.cluster.Object(engine.CompanionRef(m, ref))
+	if !ok {
+		return map[string]any{}
+	}
+	return engine.CompanionMemory(cm)
 }

@@ -10,7 +10,11 @@ import (
 type itemKind int
 
 const (
-	itemEvent itemKind = iota
+	// itemControllers first: the simulator's controllers act on what was
+	// due before anything else happens at their time, as a request
+	// served then would let them.
+	itemControllers itemKind = iota
+	itemEvent
 	itemReconcile
 	itemExpect
 )
@@ -38,7 +42,7 @@ type driven struct {
 }
 
 // queue is the runner's agenda: a 4-ary min-heap of items by time, then
-// kind (world events, then reconciles, then expectations), then the order
+// kind (the cluster's controllers, world events, reconciles, expectations), then the order
 // they were queued in. Items are held by value, and four children share a
 // cache line or two: a week of rechecks queues tens of millions of them.
 type queue []item

@@ -67,6 +67,9 @@ type runner struct {
 	res      *Result
 	counts   map[*WriteCount]int // requests so far matching each count expectation
 	end      time.Time
+	// controllersAt is when a run of the cluster's controllers is queued
+	// (see controllerHost), zero when none is.
+	controllersAt time.Time
 	// changes, when rests may be skipped, tells what changed in the
 	// cluster.
 	changes changeWatcher
@@ -86,7 +89,15 @@ func Run(ctx context.Context, s *Scenario, ms []*fsm.Machine, opts Options) (*Re
 		}
 	} else {
 		// The engine and the runner only read what they get: share it.
-		cluster = sim.New(clock, sim.WithSeed(s.Seed), sim.WithSharedReads(frozenOf(ms)))
+		// They read objects without managedFields, as the controller's
+		// informers hold them; and when no machine applies (nothing else
+		// in a scenario sends server-side apply), field ownership can be
+		// observed through nothing and is not kept at all.
+		opts := []sim.Option{sim.WithSeed(s.Seed), sim.WithSharedReads(frozenOf(ms)), sim.WithoutManagedFields()}
+		if !applies(ms) {
+			opts = append(opts, sim.WithoutFieldManagement())
+		}
+		cluster = sim.New(clock, opts...)
 	}
 	r := &runner{
 		s: s, opts: opts, clock: clock, cluster: cluster,
@@ -113,6 +124,14 @@ func Run(ctx context.Context, s *Scenario, ms []*fsm.Machine, opts Options) (*Re
 		for _, res := range m.Resources {
 			r.machines[res.APIVersion+"/"+res.Kind] = m
 			r.kinds[res.Kind] = res.APIVersion
+			if crd := shippedCRD(res.APIVersion, res.Kind); crd != nil {
+				// Served from its CustomResourceDefinition, schema and
+				// all, as on a cluster that installed it.
+				if err := r.cluster.Apply(crd); err != nil {
+					return nil, fmt.Errorf("%s: installing the CRD of %s %s: %v", s.File, res.APIVersion, res.Kind, err)
+				}
+				continue
+			}
 			r.cluster.RegisterKind(res.APIVersion, res.Kind, adapters.Scope(res.Scope), sim.KindOptions{HasStatus: true})
 		}
 	}
@@ -146,6 +165,7 @@ func Run(ctx context.Context, s *Scenario, ms []*fsm.Machine, opts Options) (*Re
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+		r.queueControllers()
 		it := r.q.pop()
 		if it.at.After(r.end) {
 			break
@@ -180,6 +200,8 @@ func Run(ctx context.Context, s *Scenario, ms []*fsm.Machine, opts Options) (*Re
 			}
 		case itemExpect:
 			r.check(it.exp)
+		case itemControllers:
+			r.runControllers()
 		}
 	}
 	return r.res, nil
@@ -277,7 +299,7 @@ func (r *runner) reconcile(ctx context.Context, d *driven) error {
 	r.current = ref
 	r.res.Reconciles++
 	d.rest = resting{}
-	rep := engine.Drive(ctx, r.cluster, engine.Start(m, ref, r.clock.Now(), engine.Options{Certify: r.changes != nil}), r)
+	rep := engine.Drive(ctx, r.cluster, engine.Start(m, ref, r.clock.Now(), engine.Options{Certify: r.changes != nil, Steps: r.opts.Steps != nil}), r)
 	r.flush(true)
 	r.current = adapters.Ref{}
 	if rep.Err == nil && rep.Certificate != nil && r.sawNow(m, ref, rep, *rep.Certificate) {
@@ -293,4 +315,48 @@ func (r *runner) reconcile(ctx context.Context, d *driven) error {
 		r.wake(d, rep.Wake)
 	}
 	return nil
+}
+
+// controllerHost is a Cluster that plays controllers of its own (the
+// simulator's garbage collector and namespace controller): the runner
+// runs them when they are due, so that what they do is in the trace at its
+// time.
+type controllerHost interface {
+	NextControllerRun() (time.Time, bool)
+	RunControllers()
+}
+
+// queueControllers queues a run of the cluster's controllers when they are
+// due to act and no run is queued for that time yet.
+func (r *runner) queueControllers() {
+	h, ok := r.cluster.(controllerHost)
+	if !ok {
+		return
+	}
+	at, due := h.NextControllerRun()
+	if !due || at.Equal(r.controllersAt) {
+		return
+	}
+	r.controllersAt = at
+	r.push(item{at: at, kind: itemControllers})
+}
+
+func (r *runner) runControllers() {
+	r.controllersAt = time.Time{}
+	r.cluster.(controllerHost).RunControllers()
+	r.flush(true)
+}
+
+// applies reports whether any of the machines sends server-side apply.
+func applies(ms []*fsm.Machine) bool {
+	for _, m := range ms {
+		for _, t := range m.Transitions {
+			for _, a := range t.Actions {
+				if a.Verb == "apply" {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }

@@ -119,8 +119,8 @@ type Report struct {
 
 // Reach is what states a machine explored with another reached.
 type Reach struct {
-	Machine string
-	Reached []string
+	Machine string   `json:"machine"`
+	Reached []string `json:"reached"`
 }
 
 type event struct {

@@ -2,6 +2,7 @@ package kube
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"sync"
@@ -10,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/discovery"
@@ -53,12 +55,13 @@ type Client struct {
 	knownAt       uint64
 
 	dynamic dynamic.Interface // the client's own identity
+	rc      rest.Interface    // the REST client under it
 	// dropManagedFields: objects are decoded without
 	// metadata.managedFields (see WithoutManagedFields).
 	dropManagedFields bool
 
 	mu         sync.Mutex
-	impersonal map[string]dynamic.Interface // one client per impersonated identity
+	impersonal map[string]conn // one client per impersonated identity
 }
 
 var _ adapters.API = (*Client)(nil)
@@ -73,7 +76,7 @@ func New(cfg *rest.Config, opts Options) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kube: discovery client: %w", err)
 	}
-	dyn, err := newDynamic(base, false)
+	dyn, rc, err := newConn(base, false)
 	if err != nil {
 		return nil, fmt.Errorf("kube: dynamic client: %w", err)
 	}
@@ -89,7 +92,8 @@ func New(cfg *rest.Config, opts Options) (*Client, error) {
 		invalidations: cached,
 		known:         map[gvKind]*meta.RESTMapping{},
 		dynamic:       dyn,
-		impersonal:    map[string]dynamic.Interface{},
+		rc:            rc,
+		impersonal:    map[string]conn{},
 	}, nil
 }
 
@@ -99,7 +103,7 @@ func New(cfg *rest.Config, opts Options) (*Client, error) {
 // out while decoding instead of being decoded and dropped, for readers that
 // never look at them (about half of an object that is written often).
 func (c *Client) WithoutManagedFields() (*Client, error) {
-	dyn, err := newDynamic(c.base, true)
+	dyn, rc, err := newConn(c.base, true)
 	if err != nil {
 		return nil, fmt.Errorf("kube: dynamic client: %w", err)
 	}
@@ -110,8 +114,9 @@ func (c *Client) WithoutManagedFields() (*Client, error) {
 		invalidations:     c.invalidations,
 		known:             map[gvKind]*meta.RESTMapping{},
 		dynamic:           dyn,
+		rc:                rc,
 		dropManagedFields: true,
-		impersonal:        map[string]dynamic.Interface{},
+		impersonal:        map[string]conn{},
 	}, nil
 }
 
@@ -231,25 +236,37 @@ func (c *Client) Scope(ctx context.Context, apiVersion, kind string) adapters.Sc
 	return adapters.Cluster
 }
 
+// conn is a dynamic client with the REST client under it.
+type conn struct {
+	dynamic dynamic.Interface
+	rc      rest.Interface
+}
+
 // clientFor returns the dynamic client that acts as identity ("" is the
 // client's own identity), building and caching it on first use.
 func (c *Client) clientFor(identity string) (dynamic.Interface, error) {
+	cn, err := c.connFor(identity)
+	return cn.dynamic, err
+}
+
+func (c *Client) connFor(identity string) (conn, error) {
 	if identity == "" {
-		return c.dynamic, nil
+		return conn{c.dynamic, c.rc}, nil
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if d, ok := c.impersonal[identity]; ok {
-		return d, nil
+	if cn, ok := c.impersonal[identity]; ok {
+		return cn, nil
 	}
 	cfg := rest.CopyConfig(c.base)
 	cfg.Impersonate = rest.ImpersonationConfig{UserName: identity}
-	d, err := newDynamic(cfg, c.dropManagedFields)
+	d, rc, err := newConn(cfg, c.dropManagedFields)
 	if err != nil {
-		return nil, err
+		return conn{}, err
 	}
-	c.impersonal[identity] = d
-	return d, nil
+	cn := conn{d, rc}
+	c.impersonal[identity] = cn
+	return cn, nil
 }
 
 // fail builds a non-OK result from an error.
@@ -357,7 +374,7 @@ func (c *Client) Do(ctx context.Context, req adapters.Request) adapters.Result {
 			}
 			opts.PropagationPolicy = &p
 		}
-		err = ri.Delete(ctx, ref.Name, opts, sub...)
+		return c.delete(ctx, req.Identity, m, ref, opts, sub)
 	default:
 		return reject(adapters.Unsupported, "%s: unknown verb %q", ref, req.Verb)
 	}
@@ -447,4 +464,36 @@ func sortedItems(items []unstructured.Unstructured) []map[string]any {
 		out[i] = items[i].Object
 	}
 	return out
+}
+
+// delete sends a delete and answers as the server did: with the object
+// when it stays (its finalizers hold it: deletionTimestamp set), with none
+// when it is gone (the server's answer is then a Status).
+func (c *Client) delete(ctx context.Context, identity string, m *meta.RESTMapping, ref adapters.Ref, opts metav1.DeleteOptions, sub []string) adapters.Result {
+	cn, err := c.connFor(identity)
+	if err != nil {
+		return fail(err)
+	}
+	body, err := json.Marshal(&opts)
+	if err != nil {
+		return reject(adapters.Invalid, "delete %s: %v", ref, err)
+	}
+	gv := m.Resource.GroupVersion()
+	segs := []string{"api", gv.Version}
+	if gv.Group != "" {
+		segs = []string{"apis", gv.Group, gv.Version}
+	}
+	if m.Scope.Name() == meta.RESTScopeNameNamespace {
+		segs = append(segs, "namespaces", ref.Namespace)
+	}
+	segs = append(append(segs, m.Resource.Resource, ref.Name), sub...)
+	raw, err := cn.rc.Delete().AbsPath(segs...).SetHeader("Content-Type", runtime.ContentTypeJSON).Body(body).Do(ctx).Raw()
+	if err != nil {
+		return fail(err)
+	}
+	obj, ok := topObject(raw, c.dropManagedFields)
+	if !ok || obj["kind"] == "Status" {
+		return adapters.Result{Outcome: adapters.OK}
+	}
+	return adapters.Result{Outcome: adapters.OK, Object: canonicalObject(obj)}
 }

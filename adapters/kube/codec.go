@@ -35,19 +35,27 @@ import (
 // newDynamic returns a dynamic client for cfg that decodes with fastDecoder,
 // leaving out every object's metadata.managedFields when dropManagedFields.
 func newDynamic(cfg *rest.Config, dropManagedFields bool) (dynamic.Interface, error) {
+	d, _, err := newConn(cfg, dropManagedFields)
+	return d, err
+}
+
+// newConn is newDynamic, with the REST client under the dynamic client
+// (deletes use it: the dynamic client drops the object a delete answers
+// with).
+func newConn(cfg *rest.Config, dropManagedFields bool) (dynamic.Interface, rest.Interface, error) {
 	dc := dynamic.ConfigFor(cfg)
 	httpClient, err := rest.HTTPClientFor(dc)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	dc.GroupVersion = nil
 	dc.APIPath = "/if-you-see-this-search-for-the-break" // as dynamic.NewForConfigAndClient: requests use absolute paths
 	dc.NegotiatedSerializer = newFastNegotiated(dc.NegotiatedSerializer, dropManagedFields)
 	rc, err := rest.UnversionedRESTClientForConfigAndClient(dc, httpClient)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return dynamic.New(rc), nil
+	return dynamic.New(rc), rc, nil
 }
 
 // fastNegotiated is the dynamic client's negotiated serializer with its JSON

@@ -7,8 +7,10 @@ import (
 	"reflect"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/statecraft/statecraft/jsonvalue"
 
@@ -46,8 +48,30 @@ type Cluster struct {
 	faults     []*faultState
 	rng        *rand.Rand
 
-	engineIdentity  string
-	checkNamespaces bool
+	engineIdentity    string
+	checkNamespaces   bool
+	dropManagedFields bool
+	// noFieldManagement: no field ownership is kept (see
+	// WithoutFieldManagement).
+	noFieldManagement bool
+	// fullPath: every write takes the server's full path, no shortcut
+	// (tests compare the two).
+	fullPath bool
+	staging  bool // serving Apply or a controller: no admission
+
+	// controllersDue is when the simulated controllers next act (zero:
+	// nothing to look at); at, while they act, the time they act at.
+	controllersDue time.Time
+	at             time.Time
+}
+
+// now is the time of what the cluster is doing: the clock's, or while
+// the simulated controllers act, the time they act at.
+func (c *Cluster) now() time.Time {
+	if !c.at.IsZero() {
+		return c.at
+	}
+	return c.clock.Now()
 }
 
 // Cluster serves the same interface as the client-go adapter.
@@ -63,8 +87,12 @@ type entry struct {
 	// superseded is the copy handed out before the object last changed,
 	// still frozen until the next copy is (it shares most of it).
 	superseded map[string]any
-	// managed records which manager owns which leaf fields (JSON pointers).
-	managed map[managerKey]map[string]bool
+	// prepared is what the kind's server made of obj for the next write
+	// (see server.prepare), nil until then.
+	prepared any
+	// by is the server whose write stored obj: the shortcuts answer only
+	// for objects the same server (the same schema) stored.
+	by server
 }
 
 // own gives e a private copy of its object, to change in place: with
@@ -126,6 +154,28 @@ func WithSharedReads(reg *jsonvalue.Registry) Option {
 	}
 }
 
+// WithoutManagedFields makes Get, List and every write's answer leave out
+// metadata.managedFields, as the client-go adapter's
+// kube.Client.WithoutManagedFields (and the controller's informers) do.
+// The cluster still keeps them: server-side apply and ManagedFields see
+// them as before.
+func WithoutManagedFields() Option {
+	return func(c *Cluster) { c.dropManagedFields = true }
+}
+
+// WithoutFieldManagement makes a cluster keep no field ownership at all:
+// no write records metadata.managedFields, and server-side apply, which
+// needs them, is refused (adapters.Unsupported). It is for runs that can
+// observe ownership through nothing: readers that drop managedFields (as
+// WithoutManagedFields, which it implies) and no apply request, which the
+// caller knows before it starts (the scenario runner, for a scenario
+// whose machines and events never apply). Everything else answers as with
+// field management (TestWithoutFieldManagementAnswersTheSame); ownership
+// is what the server spends the most on per write.
+func WithoutFieldManagement() Option {
+	return func(c *Cluster) { c.noFieldManagement, c.dropManagedFields = true, true }
+}
+
 // WithoutNamespaceCheck lets Create put namespaced objects in namespaces
 // that do not exist. By default, as a real API server, Create answers
 // NotFound when the namespace is missing and Forbidden when it is being
@@ -159,7 +209,7 @@ func New(clock *Clock, opts ...Option) *Cluster {
 	}
 	WithSeed(1)(c)
 	for _, b := range builtinKinds {
-		c.registerLocked(b.apiVersion, b.kind, b.scope, b.opts, "")
+		c.registerLocked(b.apiVersion, b.kind, b.scope, KindOptions{HasStatus: b.status != nil, Plural: b.plural}, "", builtinServers[b])
 	}
 	for _, o := range opts {
 		o(c)
@@ -182,7 +232,8 @@ func (c *Cluster) Clock() *Clock { return c.clock }
 func (c *Cluster) Do(ctx context.Context, req adapters.Request) adapters.Result {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	now := c.clock.Now()
+	c.runControllers()
+	now := c.now()
 	var res adapters.Result
 	if err := ctx.Err(); err != nil {
 		res = fail(adapters.Transient, "request not sent: %v", err)
@@ -245,16 +296,14 @@ func (c *Cluster) resolve(req adapters.Request) (*kindInfo, adapters.Result, boo
 	switch req.Subresource {
 	case "":
 	case "status":
-		if !k.opts.HasStatus {
-			return nil, fail(adapters.Unsupported,
-				"the server could not find the requested resource: %s has no status subresource", k.resource()), false
+		if !k.srv.hasStatus() {
+			return nil, fail(adapters.NotFound, "the server could not find the requested resource"), false
 		}
 		if req.Verb == adapters.Create || req.Verb == adapters.Delete || req.Verb == adapters.List {
-			return nil, fail(adapters.Unsupported, "%s is not allowed on the status subresource of %s", req.Verb, k.resource()), false
+			return nil, fail(adapters.Unsupported, "the server does not allow this method on the requested resource"), false
 		}
 	default:
-		return nil, fail(adapters.Unsupported,
-			"the server could not find the requested resource: subresource %q of %s is not served", req.Subresource, k.resource()), false
+		return nil, fail(adapters.NotFound, "the server could not find the requested resource"), false
 	}
 	if r.Name == "" && req.Verb != adapters.List && req.Verb != adapters.Create {
 		return nil, fail(adapters.Invalid, "resource name may not be empty"), false
@@ -297,14 +346,30 @@ func (c *Cluster) get(k *kindInfo, req adapters.Request) adapters.Result {
 // WithSharedReads one copy shared by every reader until the object changes.
 func (c *Cluster) read(e *entry) map[string]any {
 	if !c.sharedReads {
-		return copyObject(e.obj)
+		return copyObject(c.view(e.obj))
 	}
 	if e.frozen == nil {
 		// Stored objects are never changed in place but through own.
-		e.frozen = c.frozen.Refreeze(e.superseded, e.obj)
+		e.frozen = c.frozen.Refreeze(e.superseded, c.view(e.obj))
 		e.superseded = nil
 	}
 	return e.frozen
+}
+
+// view is a stored object as readers get it: without
+// metadata.managedFields with WithoutManagedFields (a copy of its top
+// level and metadata then), else the object itself.
+func (c *Cluster) view(obj map[string]any) map[string]any {
+	if !c.dropManagedFields {
+		return obj
+	}
+	md, _ := obj["metadata"].(map[string]any)
+	if _, has := md["managedFields"]; !has {
+		return obj
+	}
+	out := shallowMeta(obj)
+	delete(out["metadata"].(map[string]any), "managedFields")
+	return out
 }
 
 type kindNS struct{ apiVersion, kind, namespace string }
@@ -328,7 +393,7 @@ func (c *Cluster) index(key objKey, e *entry) {
 func (c *Cluster) list(k *kindInfo, req adapters.Request) adapters.Result {
 	sel, err := parseSelector(req.LabelSelector)
 	if err != nil {
-		return fail(adapters.Invalid, "unable to parse requirement: %v", err)
+		return fail(adapters.Invalid, "%v", err)
 	}
 	var entries []*entry
 	if req.Ref.Namespace != "" {
@@ -350,7 +415,7 @@ func (c *Cluster) list(k *kindInfo, req adapters.Request) adapters.Result {
 	}
 	items := make([]map[string]any, 0, len(entries))
 	for _, e := range entries {
-		if len(sel) == 0 || sel.matches(stringMap(metadata(e.obj)["labels"])) {
+		if sel.Empty() || sel.Matches(labelsOf(labelMap(e.obj))) {
 			items = append(items, c.read(e))
 		}
 	}
@@ -451,7 +516,7 @@ func (c *Cluster) create(k *kindInfo, req adapters.Request) adapters.Result {
 		}
 		md["name"] = c.generateName(k, req.Ref.Namespace, gen, req.DryRun)
 	}
-	return c.createObject(k, req, obj, nil)
+	return c.createObject(k, req, obj, false)
 }
 
 // generateName picks the first free name gen+suffix, suffixes taken from a
@@ -482,13 +547,13 @@ func suffix(n int64) string {
 	return string(b)
 }
 
-func (c *Cluster) createObject(k *kindInfo, req adapters.Request, obj map[string]any, managed map[managerKey]map[string]bool) adapters.Result {
+func (c *Cluster) createObject(k *kindInfo, req adapters.Request, obj map[string]any, applied bool) adapters.Result {
 	name := metaString(obj, "name")
 	key := keyOf(k, req.Ref.Namespace, name)
 	if _, exists := c.objects[key]; exists {
 		return fail(adapters.Conflict, "%s %q already exists", k.resource(), name)
 	}
-	if c.checkNamespaces && k.scope == adapters.Namespaced {
+	if c.checkNamespaces && !c.staging && k.scope == adapters.Namespaced {
 		ns, found := c.objects[objKey{"v1", "Namespace", "", req.Ref.Namespace}]
 		if !found {
 			return fail(adapters.NotFound, "namespaces %q not found", req.Ref.Namespace)
@@ -499,7 +564,7 @@ func (c *Cluster) createObject(k *kindInfo, req adapters.Request, obj map[string
 				k.resource(), name, req.Ref.Namespace)
 		}
 	}
-	return c.commit(k, req, key, nil, obj, managed)
+	return c.commit(k, req, key, nil, obj, applied)
 }
 
 func (c *Cluster) update(k *kindInfo, req adapters.Request) adapters.Result {
@@ -515,109 +580,108 @@ func (c *Cluster) update(k *kindInfo, req adapters.Request) adapters.Result {
 	if uid := metaString(obj, "uid"); uid != "" && uid != metaString(e.obj, "uid") {
 		return fail(adapters.Conflict, "Precondition failed: UID in precondition: %s, UID in object meta: %s", uid, metaString(e.obj, "uid"))
 	}
-	if rv := metaString(obj, "resourceVersion"); rv != "" && rv != metaString(e.obj, "resourceVersion") {
+	rv := metaString(obj, "resourceVersion")
+	if rv == "" && !k.srv.unconditionalUpdate() {
+		return fail(adapters.Invalid, "%s %q is invalid: metadata.resourceVersion: Invalid value: 0: must be specified for an update", k.resource(), req.Ref.Name)
+	}
+	if rv != "" && rv != metaString(e.obj, "resourceVersion") {
 		return conflictModified(k, req.Ref.Name)
 	}
-	return c.commit(k, req, key, e, obj, nil)
+	// An unconditional update is made against the stored version.
+	metadata(obj)["resourceVersion"] = metaString(e.obj, "resourceVersion")
+	return c.commit(k, req, key, e, obj, false)
 }
 
 // serverFields are metadata fields only the server sets.
 var serverFields = []string{"uid", "resourceVersion", "generation", "creationTimestamp",
-	"deletionTimestamp", "deletionGracePeriodSeconds", "managedFields", "selfLink"}
+	"deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"}
 
-// commit validates, admits and (unless dry-run) stores candidate as the new
-// state of key. old is nil for a create. managed, when not nil, is the field
-// ownership to record (server-side apply computes it); otherwise ownership is
-// updated as for an Update operation by req.FieldManager.
+// commit prepares, admits and (unless dry-run) stores candidate as the new
+// state of key, as kube-apiserver's handlers and generic registry store
+// do: the kind's server (see server) decodes, defaults, prepares and
+// validates it; the field manager records the write's ownership (unless
+// applied: server-side apply computed it); admission runs; a write that
+// changes nothing stores nothing. old is nil for a create. candidate may
+// share values with stored objects: it is not changed.
 func (c *Cluster) commit(k *kindInfo, req adapters.Request, key objKey, old *entry,
-	candidate map[string]any, managed map[managerKey]map[string]bool) adapters.Result {
-	obj := candidate
+	candidate map[string]any, applied bool) adapters.Result {
+	now := c.now()
+	obj := shallowMeta(candidate)
 	md := metadata(obj)
+	var oldObj map[string]any
+	verb := "update"
 	if old == nil {
+		verb = "create"
 		for _, f := range serverFields {
 			delete(md, f)
 		}
-		if k.opts.HasStatus {
-			delete(obj, "status")
-		}
-		md["creationTimestamp"] = timestamp(c.clock.Now())
-		md["generation"] = int64(1)
-		if k.apiVersion == "v1" && k.kind == "Namespace" {
-			obj["status"] = map[string]any{"phase": "Active"}
-			if _, has := getPath(obj, "/spec/finalizers"); !has {
-				setPath(obj, "/spec/finalizers", []any{"kubernetes"})
-			}
-		}
+		md["uid"] = fmt.Sprintf("uid-%06d", c.uidSeq+1)
+		md["creationTimestamp"] = timestamp(now)
 	} else {
-		oldMD := metadata(old.obj)
-		if req.Subresource == "status" {
-			// Only .status may change through the status subresource.
-			obj = c.candidate(old.obj)
-			if st, has := candidate["status"]; has {
-				obj["status"] = st
-			} else {
-				delete(obj, "status")
-			}
-			md = metadata(obj)
-		} else if k.opts.HasStatus {
-			if st, has := old.obj["status"]; has {
-				obj["status"] = st // stored objects are never changed in place
-			} else {
-				delete(obj, "status")
-			}
-		}
-		for _, f := range serverFields {
-			if v, has := oldMD[f]; has {
-				md[f] = jsonvalue.DeepCopy(v)
-			} else {
-				delete(md, f)
-			}
-		}
-		if msg := validateUpdate(k, old.obj, obj); msg != "" {
-			return fail(adapters.Invalid, "%s %q is invalid: %s", k.kind, key.name, msg)
+		oldObj = old.obj
+		delete(md, "selfLink")
+		if req.Verb == adapters.Patch {
+			// A patch is applied to the stored object: it is as
+			// conditional as the object it was merged into.
+			md["resourceVersion"] = metaString(oldObj, "resourceVersion")
 		}
 	}
-	if msg := validate(k, obj); msg != "" {
-		return fail(adapters.Invalid, "%s %q is invalid: %s", k.kind, key.name, msg)
+	// The request context the server's strategies read, made only when
+	// the full path needs it.
+	ctx := func() context.Context { return requestContext(k, key.namespace, key.name, verb, req.Subresource) }
+	var cache *any
+	if old != nil {
+		cache = &old.prepared
+	}
+	shortcuts := !c.fullPath && !c.mutates() && !applied && (old == nil || old.by == k.srv)
+	obj, err := k.srv.prepare(ctx, obj, oldObj, req.Subresource, cache, shortcuts)
+	if err != nil {
+		return statusError(err)
+	}
+	if old != nil {
+		for _, p := range k.opts.Immutable {
+			ov, had := getPath(old.obj, p)
+			nv, has := getPath(obj, p)
+			if had && (!has || !jsonvalue.Equal(ov, nv)) {
+				return fail(adapters.Invalid, "%s %q is invalid: %s: Invalid value: field is immutable", k.kind, key.name, strings.Join(splitPointer(p), "."))
+			}
+		}
+	}
+	md = metadata(obj)
+	if old == nil {
+		md["creationTimestamp"] = timestamp(now)
+		md["uid"] = fmt.Sprintf("uid-%06d", c.uidSeq+1)
+		delete(md, "resourceVersion")
+	}
+	if !applied && !c.noFieldManagement {
+		fm, err := k.srv.fields(req.Subresource)
+		if err != nil {
+			return statusError(err)
+		}
+		if obj, err = fm.update(oldObj, obj, fieldManager(req), now, gvkOf(k)); err != nil {
+			return statusError(err)
+		}
 	}
 	if res, rejected := c.admit(req, obj, old); rejected {
 		return res
 	}
-	dropEmptyMetadata(metadata(obj))
-	if old != nil && req.Subresource == "" && specChanged(old.obj, obj) {
-		md["generation"] = generationOf(old.obj) + 1
-	}
-	if managed == nil {
-		var prev map[managerKey]map[string]bool
-		var oldObj map[string]any
-		if old != nil {
-			prev, oldObj = old.managed, old.obj
-		}
-		managed = updateOwnership(k, req, c.namedByPatch(req), prev, oldObj, obj)
-	}
 	if old != nil && jsonvalue.Equal(old.obj, obj) {
 		// A no-op write stores nothing and keeps the resourceVersion.
-		if !req.DryRun {
-			old.managed = managed
-		}
 		return c.stored(old)
 	}
 	if req.DryRun {
-		if old == nil {
-			delete(md, "resourceVersion")
-		}
 		if c.sharedReads {
-			// Readers change nothing they get: the candidate, which
+			// Readers change nothing they get: the result, which
 			// nothing stores, is handed out as it is.
-			return adapters.Result{Outcome: adapters.OK, Object: obj}
+			return adapters.Result{Outcome: adapters.OK, Object: c.view(obj)}
 		}
-		return ok(obj)
+		return adapters.Result{Outcome: adapters.OK, Object: copyObject(c.view(obj))}
 	}
 	c.rv++
+	md = metadata(obj)
 	md["resourceVersion"] = strconv.FormatInt(c.rv, 10)
 	if old == nil {
 		c.uidSeq++
-		md["uid"] = fmt.Sprintf("uid-%06d", c.uidSeq)
 		old = &entry{}
 		c.objects[key] = old
 		c.index(key, old)
@@ -625,35 +689,11 @@ func (c *Cluster) commit(k *kindInfo, req adapters.Request, key objKey, old *ent
 	}
 	old.thaw(c.frozen)
 	old.obj = obj
-	old.managed = managed
+	old.prepared = nil
+	old.by = k.srv
 	c.changed(obj, req.Subresource == "status")
 	c.afterStore(k, key, old)
 	return c.stored(old)
-}
-
-// candidate returns an object to write that shares what it can with obj,
-// a stored object or a merge of one: the top level and the metadata, which
-// a write changes, are its own; below them values are shared, which is
-// safe because a stored object is replaced, never changed in place, below
-// its metadata (the frozen copies readers get are copies). When a mutating
-// admission hook is installed, which may change anything, it is a deep
-// copy.
-func (c *Cluster) candidate(obj map[string]any) map[string]any {
-	if c.mutates() {
-		return copyObject(obj)
-	}
-	out := make(map[string]any, len(obj))
-	for k, v := range obj {
-		out[k] = v
-	}
-	if md, ok := obj["metadata"].(map[string]any); ok {
-		m := make(map[string]any, len(md))
-		for k, v := range md {
-			m[k] = v
-		}
-		out["metadata"] = m
-	}
-	return out
 }
 
 // mutates reports whether an admission hook may change what is written.
@@ -664,23 +704,6 @@ func (c *Cluster) mutates() bool {
 		}
 	}
 	return false
-}
-
-// merged is candidate for the merge of a patch into old: the merge made
-// its top level anew, and its metadata too when the patch touched it.
-func (c *Cluster) merged(old, obj map[string]any) map[string]any {
-	if c.mutates() {
-		return copyObject(obj)
-	}
-	md, ok := obj["metadata"].(map[string]any)
-	if oldMD, _ := old["metadata"].(map[string]any); ok && sameMap(md, oldMD) {
-		m := make(map[string]any, len(md))
-		for k, v := range md {
-			m[k] = v
-		}
-		obj["metadata"] = m
-	}
-	return obj
 }
 
 func sameMap(a, b map[string]any) bool {
@@ -697,37 +720,4 @@ func (c *Cluster) stored(e *entry) adapters.Result {
 func generationOf(obj map[string]any) int64 {
 	g, _ := metadata(obj)["generation"].(int64)
 	return g
-}
-
-// specChanged reports whether anything outside metadata and status changed.
-func specChanged(old, obj map[string]any) bool {
-	return !jsonvalue.Equal(withoutKeys(old, []string{"metadata", "status"}, nil),
-		withoutKeys(obj, []string{"metadata", "status"}, nil))
-}
-
-// dropEmptyMetadata removes empty labels, annotations, finalizers and owner
-// references, as a real API server does: ObjectMeta omits them when empty,
-// so removing the last annotation leaves no annotations map at all.
-func dropEmptyMetadata(md map[string]any) {
-	for _, f := range []string{"labels", "annotations"} {
-		if m, ok := md[f].(map[string]any); ok && len(m) == 0 {
-			delete(md, f)
-		}
-	}
-	for _, f := range []string{"finalizers", "ownerReferences"} {
-		if l, ok := md[f].([]any); ok && len(l) == 0 {
-			delete(md, f)
-		}
-	}
-}
-
-// namedByPatch returns the merge patch of a merge-patch request, whose
-// members are all a write can have changed; nil for other requests, or
-// when an admission hook may have changed more.
-func (c *Cluster) namedByPatch(req adapters.Request) map[string]any {
-	if req.Verb != adapters.Patch || req.PatchType != adapters.MergePatch || c.mutates() {
-		return nil
-	}
-	p, _ := req.Body.(map[string]any)
-	return p
 }

@@ -7,97 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"sigs.k8s.io/yaml"
-
 	"github.com/statecraft/statecraft/adapters"
-	"github.com/statecraft/statecraft/jsonparse"
 	"github.com/statecraft/statecraft/jsonvalue"
 )
-
-var start = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-
-func newCluster(t *testing.T, opts ...Option) *Cluster {
-	t.Helper()
-	return New(NewClock(start), opts...)
-}
-
-// body returns v as a request body: a canonical JSON value.
-func body(v any) any {
-	b, err := jsonvalue.Normalize(v)
-	if err != nil {
-		panic(err)
-	}
-	return b
-}
-
-// raw returns the JSON or YAML text s as a request body, or s itself when
-// it is neither (a body the simulator must refuse).
-func raw(s string) any {
-	data, err := yaml.YAMLToJSON([]byte(s))
-	if err != nil {
-		return s
-	}
-	v, err := jsonparse.Parse(data, jsonparse.Options{})
-	if err != nil {
-		return s
-	}
-	return body(v)
-}
-
-func do(c *Cluster, req adapters.Request) adapters.Result {
-	return c.Do(context.Background(), req)
-}
-
-func cmRef(ns, name string) adapters.Ref {
-	return adapters.Ref{APIVersion: "v1", Kind: "ConfigMap", Namespace: ns, Name: name}
-}
-
-func deployRef(name string) adapters.Ref {
-	return adapters.Ref{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "default", Name: name}
-}
-
-func configMap(ns, name string, labels map[string]any, data map[string]any) map[string]any {
-	md := map[string]any{"name": name, "namespace": ns}
-	if labels != nil {
-		md["labels"] = labels
-	}
-	return map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": md, "data": data}
-}
-
-func deployment(name string, replicas int) map[string]any {
-	return map[string]any{
-		"apiVersion": "apps/v1", "kind": "Deployment",
-		"metadata": map[string]any{"name": name, "namespace": "default"},
-		"spec": map[string]any{
-			"replicas": replicas,
-			"selector": map[string]any{"matchLabels": map[string]any{"app": name}},
-		},
-	}
-}
-
-func mustOK(t *testing.T, res adapters.Result) adapters.Result {
-	t.Helper()
-	if res.Outcome != adapters.OK {
-		t.Fatalf("outcome %s (%s), want ok", res.Outcome, res.Message)
-	}
-	return res
-}
-
-func create(t *testing.T, c *Cluster, obj map[string]any) map[string]any {
-	t.Helper()
-	return mustOK(t, do(c, adapters.Request{Verb: adapters.Create, Ref: RefOf(obj), Body: body(obj)})).Object
-}
-
-func get(t *testing.T, c *Cluster, ref adapters.Ref) (map[string]any, bool) {
-	t.Helper()
-	res := do(c, adapters.Request{Verb: adapters.Get, Ref: ref})
-	return res.Object, res.Outcome == adapters.OK
-}
-
-func field(obj map[string]any, p string) any {
-	v, _ := getPath(obj, p)
-	return v
-}
 
 func TestClock(t *testing.T) {
 	c := NewClock(start)
@@ -155,8 +67,11 @@ func TestCreateSetsServerFields(t *testing.T) {
 	if md["uid"] == "" || !strings.HasPrefix(md["uid"].(string), "uid-") {
 		t.Errorf("uid = %v", md["uid"])
 	}
-	if md["generation"] != int64(1) {
-		t.Errorf("generation = %v", md["generation"])
+	if _, has := md["generation"]; has {
+		t.Errorf("a ConfigMap has generation %v; the server keeps none", md["generation"])
+	}
+	if g := generationOf(create(t, c, deployment("d", 1))); g != 1 {
+		t.Errorf("a Deployment's generation = %v, want 1", g)
 	}
 	if md["creationTimestamp"] != "2026-01-01T00:01:00Z" {
 		t.Errorf("creationTimestamp = %v", md["creationTimestamp"])
@@ -224,8 +139,8 @@ func TestRequestValidation(t *testing.T) {
 		{"cluster-scoped list with namespace", adapters.Request{Verb: adapters.List, Ref: adapters.Ref{APIVersion: "example.com/v1", Kind: "Widget", Namespace: "x"}}, adapters.Unsupported, "cluster-scoped"},
 		{"unregistered kind", adapters.Request{Verb: adapters.Get, Ref: adapters.Ref{APIVersion: "v1", Kind: "Pod", Namespace: "default", Name: "p"}}, adapters.Unsupported, "no kind"},
 		{"unserved version", adapters.Request{Verb: adapters.Get, Ref: adapters.Ref{APIVersion: "apps/v1beta2", Kind: "Deployment", Namespace: "default", Name: "p"}}, adapters.Unsupported, "no kind"},
-		{"status of a kind without it", adapters.Request{Verb: adapters.Get, Ref: cmRef("default", "a"), Subresource: "status"}, adapters.Unsupported, "status"},
-		{"unknown subresource", adapters.Request{Verb: adapters.Get, Ref: deployRef("a"), Subresource: "scale"}, adapters.Unsupported, "scale"},
+		{"status of a kind without it", adapters.Request{Verb: adapters.Get, Ref: cmRef("default", "a"), Subresource: "status"}, adapters.NotFound, "the server could not find the requested resource"},
+		{"unknown subresource", adapters.Request{Verb: adapters.Get, Ref: deployRef("a"), Subresource: "scale"}, adapters.NotFound, "the server could not find the requested resource"},
 		{"missing object", adapters.Request{Verb: adapters.Get, Ref: cmRef("default", "missing")}, adapters.NotFound, `configmaps "missing" not found`},
 		{"missing cluster object", adapters.Request{Verb: adapters.Get, Ref: ns("missing")}, adapters.NotFound, "not found"},
 		{"empty name", adapters.Request{Verb: adapters.Get, Ref: cmRef("default", "")}, adapters.Invalid, "name"},
@@ -237,7 +152,7 @@ func TestRequestValidation(t *testing.T) {
 		{"kind mismatch", adapters.Request{Verb: adapters.Create, Ref: cmRef("default", "a"), Body: raw(`{"kind":"Secret"}`)}, adapters.Invalid, "kind"},
 		{"unknown verb", adapters.Request{Verb: "watch", Ref: cmRef("default", "a")}, adapters.Unsupported, "watch"},
 		{"bad propagation", adapters.Request{Verb: adapters.Delete, Ref: ns("default"), Propagation: "Sideways"}, adapters.Invalid, "propagationPolicy"},
-		{"status create", adapters.Request{Verb: adapters.Create, Ref: deployRef("a"), Subresource: "status", Body: raw("{}")}, adapters.Unsupported, "status"},
+		{"status create", adapters.Request{Verb: adapters.Create, Ref: deployRef("a"), Subresource: "status", Body: raw("{}")}, adapters.Unsupported, "does not allow"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := do(c, tc.req)
@@ -266,10 +181,12 @@ func TestGeneration(t *testing.T) {
 		{"label change", func(obj map[string]any) adapters.Request {
 			return adapters.Request{Verb: adapters.Patch, Ref: deployRef("d"), PatchType: adapters.MergePatch, Body: raw(`{"metadata":{"labels":{"a":"b"}}}`)}
 		}, 1, true},
+		// A Deployment's annotations are copied to its ReplicaSets: the
+		// server bumps its generation when they change.
 		{"annotation change by update", func(obj map[string]any) adapters.Request {
 			metadata(obj)["annotations"] = map[string]any{"x": "y"}
 			return adapters.Request{Verb: adapters.Update, Ref: deployRef("d"), Body: body(obj)}
-		}, 1, true},
+		}, 2, true},
 		{"status subresource", func(obj map[string]any) adapters.Request {
 			return adapters.Request{Verb: adapters.Patch, Ref: deployRef("d"), Subresource: "status", PatchType: adapters.MergePatch, Body: raw(`{"status":{"replicas":3}}`)}
 		}, 1, true},
@@ -297,12 +214,19 @@ func TestGeneration(t *testing.T) {
 			}
 		})
 	}
-	// ConfigMap: data is outside metadata and status.
+	// The server keeps no generation for a ConfigMap or a Namespace.
 	c := newCluster(t)
 	create(t, c, configMap("default", "a", nil, map[string]any{"k": "v"}))
 	res := mustOK(t, do(c, adapters.Request{Verb: adapters.Patch, Ref: cmRef("default", "a"), PatchType: adapters.MergePatch, Body: raw(`{"data":{"k":"w"}}`)}))
-	if generationOf(res.Object) != 2 {
-		t.Errorf("ConfigMap data change: generation %d", generationOf(res.Object))
+	if _, has := metadata(res.Object)["generation"]; has {
+		t.Errorf("ConfigMap data change: generation %v", metadata(res.Object)["generation"])
+	}
+	ns := mustOK(t, do(c, adapters.Request{Verb: adapters.Create, Ref: adapters.Ref{APIVersion: "v1", Kind: "Namespace", Name: "n"}, Body: raw(`{"metadata":{"name":"n"}}`)})).Object
+	if _, has := metadata(ns)["generation"]; has {
+		t.Errorf("Namespace: generation %v", metadata(ns)["generation"])
+	}
+	if l := labelMap(ns)["kubernetes.io/metadata.name"]; l != "n" {
+		t.Errorf("Namespace label kubernetes.io/metadata.name = %v, want n", l)
 	}
 }
 
@@ -387,7 +311,7 @@ func TestStatusSubresource(t *testing.T) {
 	d := deployment("d", 1)
 	d["status"] = map[string]any{"replicas": 9}
 	obj := create(t, c, d)
-	if _, has := obj["status"]; has {
+	if st, _ := obj["status"].(map[string]any); len(st) != 0 {
 		t.Errorf("create kept status: %v", obj["status"])
 	}
 	// A status write changes only status.
@@ -704,6 +628,7 @@ func TestServerChangesLeaveReadsAlone(t *testing.T) {
 	if res := c.Do(ctx, adapters.Request{Verb: adapters.Delete, Ref: ref("owner"), Propagation: "Orphan"}); res.Outcome != adapters.OK {
 		t.Fatal(res.Message)
 	}
+	settle(t, c)
 	if got := string(mustJSON(owner)); got != ownerJSON {
 		t.Errorf("marking the owner deleting changed a reader's copy:\n%s\n%s", ownerJSON, got)
 	}
@@ -725,6 +650,7 @@ func TestServerChangesLeaveReadsAlone(t *testing.T) {
 	if res := c.Do(ctx, adapters.Request{Verb: adapters.Delete, Ref: ref("fg"), Propagation: "Foreground"}); res.Outcome != adapters.OK {
 		t.Fatal(res.Message)
 	}
+	settle(t, c)
 	if got := string(mustJSON(fg)); got != fgJSON {
 		t.Errorf("the foreground deletion changed a reader's copy:\n%s\n%s", fgJSON, got)
 	}

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/statecraft/statecraft/adapters"
@@ -28,8 +29,11 @@ type kindInfo struct {
 	scope      adapters.Scope
 	opts       KindOptions
 	// fromCRD is the name of the CustomResourceDefinition that registered
-	// the kind, "" for kinds registered with RegisterKind.
+	// the kind, "" for built-in kinds and kinds registered with
+	// RegisterKind.
 	fromCRD string
+	// srv serves the kind's writes.
+	srv server
 }
 
 func (k *kindInfo) plural() string {
@@ -63,42 +67,30 @@ func pluralize(kind string) string {
 	return s + "s"
 }
 
-// builtinKinds are served by every new Cluster.
-var builtinKinds = []struct {
-	apiVersion, kind string
-	scope            adapters.Scope
-	opts             KindOptions
-}{
-	{"v1", "Namespace", adapters.Cluster, KindOptions{HasStatus: true}},
-	{"v1", "ConfigMap", adapters.Namespaced, KindOptions{}},
-	{"v1", "Secret", adapters.Namespaced, KindOptions{}},
-	{"v1", "Service", adapters.Namespaced, KindOptions{HasStatus: true}},
-	{"v1", "ServiceAccount", adapters.Namespaced, KindOptions{}},
-	{"apps/v1", "Deployment", adapters.Namespaced, KindOptions{HasStatus: true, Immutable: []string{"/spec/selector"}}},
-	{"apps/v1", "StatefulSet", adapters.Namespaced, KindOptions{HasStatus: true, Immutable: []string{"/spec/selector", "/spec/serviceName"}}},
-	{"apps/v1", "DaemonSet", adapters.Namespaced, KindOptions{HasStatus: true, Immutable: []string{"/spec/selector"}}},
-	{"autoscaling/v2", "HorizontalPodAutoscaler", adapters.Namespaced, KindOptions{HasStatus: true}},
-	{"policy/v1", "PodDisruptionBudget", adapters.Namespaced, KindOptions{HasStatus: true}},
-	{"coordination.k8s.io/v1", "Lease", adapters.Namespaced, KindOptions{}},
-	{"rbac.authorization.k8s.io/v1", "ClusterRole", adapters.Cluster, KindOptions{}},
-	{"apiextensions.k8s.io/v1", "CustomResourceDefinition", adapters.Cluster, KindOptions{HasStatus: true}},
-	{"events.k8s.io/v1", "Event", adapters.Namespaced, KindOptions{}},
-}
-
 // RegisterKind makes the server serve apiVersion/kind with the given scope,
 // replacing any earlier registration of the same apiVersion and kind. Objects
-// already stored are kept.
+// already stored are kept. The kind is served as a custom resource whose
+// CustomResourceDefinition has no schema but one that keeps every field
+// (x-kubernetes-preserve-unknown-fields), with a status subresource when
+// opts.HasStatus says so; a kind that has a CRD is better served by
+// storing its CRD (Apply), schema and all.
 func (c *Cluster) RegisterKind(apiVersion, kind string, scope adapters.Scope, opts KindOptions) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.registerLocked(apiVersion, kind, scope, opts, "")
+	k := &kindInfo{apiVersion: apiVersion, kind: kind, scope: scope, opts: opts}
+	srv, err := cachedCustomServer(genericCRD(apiVersion, kind, k.plural(), scope == adapters.Namespaced, opts.HasStatus), adapters.Ref{APIVersion: apiVersion}.Version())
+	if err != nil {
+		// The generated definition is always servable.
+		panic(fmt.Sprintf("sim: RegisterKind %s %s: %v", apiVersion, kind, err))
+	}
+	c.registerLocked(apiVersion, kind, scope, opts, "", srv)
 }
 
-func (c *Cluster) registerLocked(apiVersion, kind string, scope adapters.Scope, opts KindOptions, fromCRD string) {
+func (c *Cluster) registerLocked(apiVersion, kind string, scope adapters.Scope, opts KindOptions, fromCRD string, srv server) {
 	opts.Immutable = append([]string(nil), opts.Immutable...)
 	c.discovery.Add(1)
 	c.kinds[kindKey{apiVersion, kind}] = &kindInfo{
-		apiVersion: apiVersion, kind: kind, scope: scope, opts: opts, fromCRD: fromCRD,
+		apiVersion: apiVersion, kind: kind, scope: scope, opts: opts, fromCRD: fromCRD, srv: srv,
 	}
 }
 

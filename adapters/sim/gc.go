@@ -3,22 +3,41 @@ package sim
 import (
 	"sort"
 	"strconv"
+	"time"
 
-	"github.com/statecraft/statecraft/jsonvalue"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 	"github.com/statecraft/statecraft/adapters"
+	"github.com/statecraft/statecraft/jsonvalue"
 )
 
-// Deletion, finalizers and garbage collection. The real API server leaves
-// garbage collection to a controller that runs shortly after; the simulator
-// runs it synchronously inside the request that triggers it, so that every
-// history is deterministic.
+// Deletion as on a cluster with its controllers. The API server itself
+// only marks: a delete of an object with finalizers, or with Foreground or
+// Orphan propagation (which add the finalizers foregroundDeletion and
+// orphan, as kube-apiserver's registry store does), sets
+// deletionTimestamp and answers with the object; a delete with nothing to
+// wait for removes the object at once and answers with none. The garbage
+// collector and the namespace controller are played by the simulator as
+// controllers of their own, with their own identities, acting
+// ControllerDelay after what they react to (see RunControllers): their
+// requests are in the request log, and so in a scenario's trace.
 
 const (
 	foregroundFinalizer = "foregroundDeletion"
+	orphanFinalizer     = "orphan"
 	crdAPIVersion       = "apiextensions.k8s.io/v1"
 	crdKind             = "CustomResourceDefinition"
+
+	// GarbageCollectorIdentity and NamespaceControllerIdentity are the
+	// users the simulated controllers act as, as kube-controller-manager's
+	// do.
+	GarbageCollectorIdentity    = "system:serviceaccount:kube-system:generic-garbage-collector"
+	NamespaceControllerIdentity = "system:serviceaccount:kube-system:namespace-controller"
 )
+
+// ControllerDelay is how long after what they react to the simulated
+// garbage collector and namespace controller act.
+const ControllerDelay = time.Second
 
 func (c *Cluster) delete(k *kindInfo, req adapters.Request) adapters.Result {
 	key := keyOf(k, req.Ref.Namespace, req.Ref.Name)
@@ -26,146 +45,267 @@ func (c *Cluster) delete(k *kindInfo, req adapters.Request) adapters.Result {
 	if !found {
 		return notFound(k, req.Ref.Name)
 	}
-	prop := req.Propagation
-	switch prop {
-	case "":
-		prop = "Background"
-	case "Background", "Foreground", "Orphan":
+	switch req.Propagation {
+	case "", "Background", "Foreground", "Orphan":
 	default:
 		return fail(adapters.Invalid, "DeleteOptions.propagationPolicy: Unsupported value: %q: supported values: \"Foreground\", \"Background\", \"Orphan\"", req.Propagation)
 	}
 	if res, rejected := c.admit(req, copyObject(e.obj), e); rejected {
 		return res
 	}
-	if metaString(e.obj, "deletionTimestamp") != "" {
-		// Already being deleted: nothing more to do.
-		return ok(e.obj)
+	md := metadata(e.obj)
+	fins := stringList(md["finalizers"])
+	newFins := gcFinalizers(fins, req.Propagation)
+	isNamespace := k.apiVersion == "v1" && k.kind == "Namespace"
+	_, nsFinalizers := getPath(e.obj, "/spec/finalizers")
+	nsFinalizers = isNamespace && nsFinalizers && len(stringList(pathValue(e.obj, "/spec/finalizers"))) > 0
+	if len(newFins) == 0 && !nsFinalizers {
+		// Nothing to wait for: the object goes now.
+		if !req.DryRun {
+			c.remove(key)
+		}
+		return adapters.Result{Outcome: adapters.OK}
 	}
-	keep := len(stringList(metadata(e.obj)["finalizers"])) > 0 || prop == "Foreground" || k.kind == "Namespace" && k.apiVersion == "v1"
+	deleting := metaString(e.obj, "deletionTimestamp") != ""
+	if deleting && sameStrings(fins, newFins) {
+		return c.stored(e) // already being deleted: nothing changes
+	}
+	obj := shallowMeta(e.obj)
+	if !sameStrings(fins, newFins) {
+		metadata(obj)["finalizers"] = toAnyList(newFins)
+	}
+	c.markDeleting(obj)
 	if req.DryRun {
-		if !keep {
-			return ok(e.obj)
-		}
-		obj := copyObject(e.obj)
-		c.markDeleting(obj, prop == "Foreground")
-		return ok(obj)
+		return adapters.Result{Outcome: adapters.OK, Object: copyObject(c.view(obj))}
 	}
-	if prop == "Orphan" {
-		c.orphanDependents(metaString(e.obj, "uid"))
-	}
-	return ok(c.deleteObject(key, prop))
-}
-
-// deleteObject starts the deletion of a stored object with the given
-// propagation policy and returns its last state.
-func (c *Cluster) deleteObject(key objKey, prop string) map[string]any {
-	e := c.objects[key]
-	if metaString(e.obj, "deletionTimestamp") != "" {
-		return e.obj
-	}
-	isNamespace := key.apiVersion == "v1" && key.kind == "Namespace"
-	if !isNamespace && prop != "Foreground" && len(stringList(metadata(e.obj)["finalizers"])) == 0 {
-		return c.remove(key)
-	}
-	c.markDeleting(e.own(c.frozen), prop == "Foreground")
+	e.forget(c.frozen)
+	e.obj = obj
+	e.prepared = nil
 	c.touch(e)
-	uid := metaString(e.obj, "uid")
-	switch {
-	case isNamespace:
-		c.deleteNamespaceContent(key.name)
-		c.reconcileNamespace(key.name)
-	case prop == "Foreground":
-		c.collectDependents(uid)
-		c.reconcileForeground(uid)
-	}
-	if cur, still := c.objects[key]; still {
-		return cur.obj
-	}
-	return e.obj
+	c.afterDeletionMark(key)
+	return c.stored(e)
 }
 
-// markDeleting sets deletionTimestamp, as the API server does for an object
-// that cannot go at once, bumping generation.
-func (c *Cluster) markDeleting(obj map[string]any, foreground bool) {
-	md := metadata(obj)
-	md["deletionTimestamp"] = timestamp(c.clock.Now())
-	md["deletionGracePeriodSeconds"] = int64(0)
-	md["generation"] = generationOf(obj) + 1
-	if foreground {
-		fins := stringList(md["finalizers"])
-		if !contains(fins, foregroundFinalizer) {
-			md["finalizers"] = toAnyList(append(fins, foregroundFinalizer))
+// gcFinalizers is what kube-apiserver's registry store makes of an
+// object's finalizers when it is deleted with the given propagation
+// (deletionFinalizersForGarbageCollection): orphan for Orphan,
+// foregroundDeletion for Foreground, neither for Background; without a
+// policy the object's own choice stands (Background by default, as for
+// every kind served here).
+func gcFinalizers(fins []string, propagation string) []string {
+	orphan, foreground := false, false
+	switch propagation {
+	case "Orphan":
+		orphan = true
+	case "Foreground":
+		foreground = true
+	case "":
+		for _, f := range fins {
+			switch f {
+			case orphanFinalizer:
+				orphan = true
+			case foregroundFinalizer:
+				foreground = true
+			}
+		}
+		if orphan && foreground {
+			foreground = false // the first wins, as shouldOrphanDependents reads them
+			for _, f := range fins {
+				if f == foregroundFinalizer {
+					foreground, orphan = true, false
+					break
+				}
+				if f == orphanFinalizer {
+					break
+				}
+			}
 		}
 	}
+	out := []string{}
+	for _, f := range fins {
+		if f != orphanFinalizer && f != foregroundFinalizer {
+			out = append(out, f)
+		}
+	}
+	if orphan {
+		out = append(out, orphanFinalizer)
+	}
+	if foreground {
+		out = append(out, foregroundFinalizer)
+	}
+	return out
+}
+
+func sameStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	seen := map[string]int{}
+	for _, s := range a {
+		seen[s]++
+	}
+	for _, s := range b {
+		seen[s]--
+	}
+	for _, n := range seen {
+		if n != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// markDeleting sets deletionTimestamp, as the registry store does for an
+// object that cannot go at once (markAsDeleting): generation bumped once
+// where the kind keeps one, grace period 0; a namespace starts
+// Terminating.
+func (c *Cluster) markDeleting(obj map[string]any) {
+	md := metadata(obj)
+	if metaString(obj, "deletionTimestamp") == "" {
+		if g := generationOf(obj); g > 0 {
+			md["generation"] = g + 1
+		}
+		md["deletionTimestamp"] = timestamp(c.now())
+	}
+	md["deletionGracePeriodSeconds"] = int64(0)
 	if obj["apiVersion"] == "v1" && obj["kind"] == "Namespace" {
 		st, _ := obj["status"].(map[string]any)
-		if st == nil {
-			st = map[string]any{}
-			obj["status"] = st
+		ns := make(map[string]any, len(st)+1)
+		for k, v := range st {
+			ns[k] = v
 		}
-		st["phase"] = "Terminating"
+		ns["phase"] = "Terminating"
+		obj["status"] = ns
 	}
 }
 
 // touch records a server-side change of a stored object, made in place on
-// e.own(c.frozen): a new resourceVersion.
+// e.own(c.frozen) or by replacing e.obj: a new resourceVersion.
 func (c *Cluster) touch(e *entry) {
 	c.rv++
 	metadata(e.obj)["resourceVersion"] = strconv.FormatInt(c.rv, 10)
 	e.thaw(c.frozen)
+	e.prepared = nil
 	c.changed(e.obj, false)
 }
 
-// afterStore runs what follows a successful write: CRD registration and the
-// end of a deletion once the last finalizer is gone.
+// afterStore runs what follows a successful write: CRD registration, the
+// end of a deletion once nothing holds it any more, and a look by the
+// garbage collector at owner references that name no object.
 func (c *Cluster) afterStore(k *kindInfo, key objKey, e *entry) {
 	if k.apiVersion == crdAPIVersion && k.kind == crdKind {
 		c.syncCRD(e)
 	}
-	if metaString(e.obj, "deletionTimestamp") == "" {
+	if metaString(e.obj, "deletionTimestamp") != "" {
+		if len(stringList(metadata(e.obj)["finalizers"])) == 0 &&
+			(k.apiVersion != "v1" || k.kind != "Namespace" || len(stringList(pathValue(e.obj, "/spec/finalizers"))) == 0) {
+			c.remove(key)
+			return
+		}
+		c.wakeControllers()
 		return
 	}
-	if k.apiVersion == "v1" && k.kind == "Namespace" {
-		c.reconcileNamespace(key.name)
-		return
+	for _, r := range ownerRefs(e.obj) {
+		if exists, _, _, unknown := c.ownerState(r, key.namespace); !exists && !unknown {
+			c.wakeControllers()
+			return
+		}
 	}
-	if len(stringList(metadata(e.obj)["finalizers"])) == 0 {
-		c.remove(key)
-		return
-	}
-	// A foreground deletion may have been waiting for this object's change.
-	c.reconcileForeground(metaString(e.obj, "uid"))
 }
 
-// remove takes an object out of storage and collects what depended on it.
-func (c *Cluster) remove(key objKey) map[string]any {
+func (c *Cluster) afterDeletionMark(key objKey) {
+	c.wakeControllers()
+}
+
+// remove takes an object out of storage.
+func (c *Cluster) remove(key objKey) {
 	e, found := c.objects[key]
 	if !found {
-		return nil
+		return
 	}
 	delete(c.objects, key)
 	c.index(key, nil)
 	e.forget(c.frozen)
 	c.changed(e.obj, false)
-	uid := metaString(e.obj, "uid")
-	delete(c.byUID, uid)
+	delete(c.byUID, metaString(e.obj, "uid"))
 	c.rv++
 	if key.apiVersion == crdAPIVersion && key.kind == crdKind {
 		c.dropCRD(key.name)
 	}
-	c.collectDependents(uid)
-	for _, ref := range ownerRefs(e.obj) {
-		c.reconcileForeground(ref.uid)
+	c.wakeControllers()
+}
+
+// wakeControllers asks the garbage collector and the namespace controller
+// to look at the cluster ControllerDelay from now (or sooner, if they are
+// already due).
+func (c *Cluster) wakeControllers() {
+	at := c.now().Add(ControllerDelay)
+	if c.controllersDue.IsZero() || at.Before(c.controllersDue) {
+		c.controllersDue = at
 	}
-	if key.namespace != "" {
-		c.reconcileNamespace(key.namespace)
+}
+
+// NextControllerRun reports when the simulated controllers next act, if
+// they have anything to look at. A driver that moves the clock runs them
+// then with RunControllers; a request served at or after that time runs
+// them first in any case.
+func (c *Cluster) NextControllerRun() (time.Time, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.controllersDue, !c.controllersDue.IsZero()
+}
+
+// RunControllers lets the garbage collector and the namespace controller
+// act on what they are due to look at by the clock's time.
+func (c *Cluster) RunControllers() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.runControllers()
+}
+
+// runControllers runs every controller pass due by now, each at its due
+// time (what a pass does may wake them again, ControllerDelay later).
+func (c *Cluster) runControllers() {
+	now := c.clock.Now()
+	for !c.controllersDue.IsZero() && !c.controllersDue.After(now) {
+		at := c.controllersDue
+		c.controllersDue = time.Time{}
+		c.at = at
+		c.collectGarbage()
+		c.finishNamespaces()
+		c.at = time.Time{}
 	}
-	return e.obj
+}
+
+// controllerDo carries out a controller's request, logged as its own,
+// without RBAC, faults or admission.
+func (c *Cluster) controllerDo(req adapters.Request) adapters.Result {
+	saved := c.staging
+	c.staging = true
+	defer func() { c.staging = saved }()
+	var res adapters.Result
+	k, found := c.kinds[kindKey{req.Ref.APIVersion, req.Ref.Kind}]
+	switch {
+	case !found:
+		res = fail(adapters.NotFound, "the server could not find the requested resource")
+	case req.Verb == adapters.Delete:
+		res = c.delete(k, req)
+	case req.Subresource == "finalize":
+		res = c.finalize(k, req)
+	default:
+		res = c.patch(k, req)
+	}
+	c.records = append(c.records, Record{
+		Time: c.now(), Verb: req.Verb, Ref: req.Ref, Subresource: req.Subresource,
+		PatchType: req.PatchType, Identity: req.Identity, FieldManager: req.FieldManager,
+		Outcome: res.Outcome, Message: res.Message,
+	})
+	return res
 }
 
 type ownerRef struct {
-	uid   string
-	block bool
+	apiVersion, kind, name, uid string
+	block                       bool
 }
 
 func ownerRefs(obj map[string]any) []ownerRef {
@@ -173,87 +313,155 @@ func ownerRefs(obj map[string]any) []ownerRef {
 	var out []ownerRef
 	for _, r := range l {
 		m, _ := r.(map[string]any)
-		uid, _ := m["uid"].(string)
-		block, _ := m["blockOwnerDeletion"].(bool)
-		out = append(out, ownerRef{uid, block})
+		var o ownerRef
+		o.apiVersion, _ = m["apiVersion"].(string)
+		o.kind, _ = m["kind"].(string)
+		o.name, _ = m["name"].(string)
+		o.uid, _ = m["uid"].(string)
+		o.block, _ = m["blockOwnerDeletion"].(bool)
+		out = append(out, o)
 	}
 	return out
 }
 
-// dependents returns the keys of the objects that name uid as an owner,
-// sorted.
-func (c *Cluster) dependents(uid string) []objKey {
-	var out []objKey
-	for key, e := range c.objects {
-		for _, r := range ownerRefs(e.obj) {
-			if r.uid == uid {
-				out = append(out, key)
-				break
-			}
+// sortedObjectKeys returns the keys of every stored object, sorted.
+func (c *Cluster) sortedObjectKeys() []objKey {
+	keys := make([]objKey, 0, len(c.objects))
+	for key := range c.objects {
+		keys = append(keys, key)
+	}
+	sortKeys(keys)
+	return keys
+}
+
+// ownerState classifies the owner a reference names as the garbage
+// collector does: it looks the owner up by kind and name (in the
+// dependent's namespace, for a namespaced kind) and compares uids. An
+// owner of a kind the server does not serve cannot be looked up: the
+// collector leaves such a dependent alone (unknown).
+func (c *Cluster) ownerState(r ownerRef, namespace string) (exists, waiting, orphaning, unknown bool) {
+	k, served := c.kinds[kindKey{r.apiVersion, r.kind}]
+	if !served {
+		return false, false, false, true
+	}
+	ns := namespace
+	if k.scope == adapters.Cluster {
+		ns = ""
+	}
+	e, found := c.objects[keyOf(k, ns, r.name)]
+	if !found || metaString(e.obj, "uid") != r.uid {
+		return false, false, false, false
+	}
+	if metaString(e.obj, "deletionTimestamp") == "" {
+		return true, false, false, false
+	}
+	fins := stringList(metadata(e.obj)["finalizers"])
+	return true, contains(fins, foregroundFinalizer), contains(fins, orphanFinalizer), false
+}
+
+// collectGarbage is one pass of the garbage collector over the cluster:
+// orphaning dependents of owners deleted with Orphan, deleting the
+// dependents of owners that are gone or wait for them in the foreground
+// (references to them dropped where another owner remains), and ending the
+// foreground and orphan deletions nothing holds any more.
+func (c *Cluster) collectGarbage() {
+	keys := c.sortedObjectKeys()
+	dependents := map[string][]objKey{}
+	for _, key := range keys {
+		for _, r := range ownerRefs(c.objects[key].obj) {
+			dependents[r.uid] = append(dependents[r.uid], key)
 		}
 	}
-	sortKeys(out)
-	return out
-}
-
-// ownerState classifies an owner as the garbage collector does.
-func (c *Cluster) ownerState(uid string) (exists, waiting bool) {
-	key, found := c.byUID[uid]
-	if !found {
-		return false, false
+	// Owners deleted with Orphan: their dependents lose the reference,
+	// then the owner its finalizer.
+	for _, key := range keys {
+		e, still := c.objects[key]
+		if !still || metaString(e.obj, "deletionTimestamp") == "" || !contains(stringList(metadata(e.obj)["finalizers"]), orphanFinalizer) {
+			continue
+		}
+		uid := metaString(e.obj, "uid")
+		for _, dk := range dependents[uid] {
+			if d, ok := c.objects[dk]; ok {
+				c.dropOwnerRefs(dk, d, []string{uid})
+			}
+		}
+		c.dropFinalizer(key, orphanFinalizer)
 	}
-	e := c.objects[key]
-	waiting = metaString(e.obj, "deletionTimestamp") != "" && contains(stringList(metadata(e.obj)["finalizers"]), foregroundFinalizer)
-	return true, waiting
-}
-
-// collectDependents processes the dependents of the owner uid after the
-// owner was removed or started a foreground deletion. A dependent that still
-// has a live owner only loses its references to absent or departing owners;
-// one with no live owner left is deleted: in the foreground when an owner it
-// blocks waits for it, in the background otherwise.
-func (c *Cluster) collectDependents(uid string) {
-	for _, dk := range c.dependents(uid) {
+	// Dependents whose owners are gone or wait for them.
+	for _, dk := range keys {
 		d, still := c.objects[dk]
 		if !still || metaString(d.obj, "deletionTimestamp") != "" {
 			continue
 		}
-		solid, foreground := false, false
+		refs := ownerRefs(d.obj)
+		if len(refs) == 0 {
+			continue
+		}
+		solid, foreground, affected, unknown := false, false, false, false
 		var drop []string
-		for _, r := range ownerRefs(d.obj) {
-			exists, waiting := c.ownerState(r.uid)
+		for _, r := range refs {
+			exists, waiting, orphaning, unresolved := c.ownerState(r, dk.namespace)
 			switch {
-			case exists && !waiting:
+			case unresolved:
+				unknown = true
+			case exists && !waiting && !orphaning:
 				solid = true
 			case waiting:
+				affected = true
 				drop = append(drop, r.uid)
 				if r.block {
 					foreground = true
 				}
-			default:
+			case !exists:
+				affected = true
 				drop = append(drop, r.uid)
+			default:
+				solid = true // orphaning: handled above
 			}
 		}
+		if !affected || unknown {
+			continue
+		}
 		if solid {
-			c.removeOwnerRefs(d, drop)
+			c.dropOwnerRefs(dk, d, drop)
 			continue
 		}
 		prop := "Background"
 		if foreground {
 			prop = "Foreground"
 		}
-		c.deleteObject(dk, prop)
+		c.controllerDo(adapters.Request{Verb: adapters.Delete, Ref: refOfKey(dk), Propagation: prop, Identity: GarbageCollectorIdentity})
+	}
+	// Foreground deletions no blocking dependent holds any more.
+	for _, key := range keys {
+		e, still := c.objects[key]
+		if !still || metaString(e.obj, "deletionTimestamp") == "" || !contains(stringList(metadata(e.obj)["finalizers"]), foregroundFinalizer) {
+			continue
+		}
+		uid := metaString(e.obj, "uid")
+		blocked := false
+		for _, dk := range dependents[uid] {
+			d, ok := c.objects[dk]
+			if !ok {
+				continue
+			}
+			for _, r := range ownerRefs(d.obj) {
+				if r.uid == uid && r.block {
+					blocked = true
+				}
+			}
+		}
+		if !blocked {
+			c.dropFinalizer(key, foregroundFinalizer)
+		}
 	}
 }
 
-// removeOwnerRefs drops the owner references to the given uids from a
-// stored object, as the garbage collector's patch does.
-func (c *Cluster) removeOwnerRefs(e *entry, uids []string) {
-	if len(uids) == 0 {
-		return
-	}
+// dropOwnerRefs removes the owner references to uids from a dependent, as
+// the garbage collector's patch does.
+func (c *Cluster) dropOwnerRefs(key objKey, e *entry, uids []string) {
 	l, _ := metadata(e.obj)["ownerReferences"].([]any)
-	var kept []any
+	kept := []any{}
 	for _, r := range l {
 		m, _ := r.(map[string]any)
 		if uid, _ := m["uid"].(string); !contains(uids, uid) {
@@ -263,134 +471,159 @@ func (c *Cluster) removeOwnerRefs(e *entry, uids []string) {
 	if len(kept) == len(l) {
 		return
 	}
-	md := metadata(e.own(c.frozen))
+	var refs any = kept
 	if len(kept) == 0 {
-		delete(md, "ownerReferences")
-	} else {
-		md["ownerReferences"] = kept
+		refs = nil
 	}
-	c.touch(e)
+	c.controllerDo(adapters.Request{Verb: adapters.Patch, PatchType: adapters.MergePatch, Ref: refOfKey(key),
+		Body: map[string]any{"metadata": map[string]any{"ownerReferences": refs}}, Identity: GarbageCollectorIdentity,
+		FieldManager: "kube-controller-manager"})
 }
 
-// orphanDependents removes the owner references to uid from its dependents.
-func (c *Cluster) orphanDependents(uid string) {
-	for _, dk := range c.dependents(uid) {
-		c.removeOwnerRefs(c.objects[dk], []string{uid})
+// dropFinalizer removes one finalizer of a stored object, as the garbage
+// collector's patch does; without finalizers left, the object goes.
+func (c *Cluster) dropFinalizer(key objKey, fin string) {
+	e := c.objects[key]
+	var kept []any
+	for _, f := range stringList(metadata(e.obj)["finalizers"]) {
+		if f != fin {
+			kept = append(kept, f)
+		}
 	}
+	var fins any = kept
+	if len(kept) == 0 {
+		fins = nil
+	}
+	c.controllerDo(adapters.Request{Verb: adapters.Patch, PatchType: adapters.MergePatch, Ref: refOfKey(key),
+		Body: map[string]any{"metadata": map[string]any{"finalizers": fins}}, Identity: GarbageCollectorIdentity,
+		FieldManager: "kube-controller-manager"})
 }
 
-// reconcileForeground finishes a foreground deletion of the owner uid once
-// no dependent that blocks it remains.
-func (c *Cluster) reconcileForeground(uid string) {
-	exists, waiting := c.ownerState(uid)
-	if !exists || !waiting {
-		return
+// finishNamespaces is one pass of the namespace controller: every
+// terminating namespace has its content deleted (in the background, in a
+// fixed order) and, once empty, its "kubernetes" finalizer removed through
+// the finalize subresource, after which the server removes it.
+func (c *Cluster) finishNamespaces() {
+	var namespaces []string
+	for key, e := range c.objects {
+		if key.apiVersion == "v1" && key.kind == "Namespace" && metaString(e.obj, "deletionTimestamp") != "" {
+			namespaces = append(namespaces, key.name)
+		}
 	}
-	for _, dk := range c.dependents(uid) {
-		for _, r := range ownerRefs(c.objects[dk].obj) {
-			if r.uid == uid && r.block {
-				return
+	sort.Strings(namespaces)
+	for _, ns := range namespaces {
+		var content []objKey
+		for key := range c.objects {
+			if key.namespace == ns {
+				content = append(content, key)
 			}
 		}
-	}
-	key := c.byUID[uid]
-	e := c.objects[key]
-	md := metadata(e.own(c.frozen))
-	var fins []string
-	for _, f := range stringList(md["finalizers"]) {
-		if f != foregroundFinalizer {
-			fins = append(fins, f)
+		sortKeys(content)
+		if len(content) > 0 {
+			for _, key := range content {
+				if e, still := c.objects[key]; still && metaString(e.obj, "deletionTimestamp") == "" {
+					c.controllerDo(adapters.Request{Verb: adapters.Delete, Ref: refOfKey(key), Propagation: "Background", Identity: NamespaceControllerIdentity})
+				}
+			}
+			continue
 		}
-	}
-	if len(fins) == 0 {
-		delete(md, "finalizers")
-		c.remove(key)
-		return
-	}
-	md["finalizers"] = toAnyList(fins)
-	c.touch(e)
-}
-
-// deleteNamespaceContent deletes every object in a namespace, as the
-// namespace controller does, in a fixed order.
-func (c *Cluster) deleteNamespaceContent(ns string) {
-	var keys []objKey
-	for key := range c.objects {
-		if key.namespace == ns {
-			keys = append(keys, key)
-		}
-	}
-	sortKeys(keys)
-	for _, key := range keys {
-		if _, still := c.objects[key]; still {
-			c.deleteObject(key, "Background")
+		key := objKey{"v1", "Namespace", "", ns}
+		if contains(stringList(pathValue(c.objects[key].obj, "/spec/finalizers")), "kubernetes") {
+			c.controllerDo(adapters.Request{Verb: adapters.Update, Ref: refOfKey(key), Subresource: "finalize", Identity: NamespaceControllerIdentity})
 		}
 	}
 }
 
-// reconcileNamespace removes a terminating namespace once it is empty and
-// has no finalizers left.
-func (c *Cluster) reconcileNamespace(ns string) {
-	key := objKey{"v1", "Namespace", "", ns}
+// finalize removes the "kubernetes" finalizer of a terminating namespace,
+// as the namespace controller's update of namespaces/finalize does.
+func (c *Cluster) finalize(k *kindInfo, req adapters.Request) adapters.Result {
+	key := keyOf(k, "", req.Ref.Name)
 	e, found := c.objects[key]
-	if !found || metaString(e.obj, "deletionTimestamp") == "" {
-		return
+	if !found {
+		return notFound(k, req.Ref.Name)
 	}
-	if len(stringList(metadata(e.obj)["finalizers"])) > 0 {
-		return
+	obj := shallowMeta(e.obj)
+	spec, _ := obj["spec"].(map[string]any)
+	ns := make(map[string]any, len(spec))
+	for k, v := range spec {
+		ns[k] = v
 	}
-	for k := range c.objects {
-		if k.namespace == ns {
-			return
+	var kept []any
+	for _, f := range stringList(spec["finalizers"]) {
+		if f != "kubernetes" {
+			kept = append(kept, f)
 		}
 	}
-	c.remove(key)
+	if len(kept) == 0 {
+		delete(ns, "finalizers")
+	} else {
+		ns["finalizers"] = kept
+	}
+	obj["spec"] = ns
+	return c.commit(k, req, key, e, obj, false)
 }
 
-// syncCRD serves the versions a CustomResourceDefinition declares and
-// marks it Established.
+func refOfKey(k objKey) adapters.Ref {
+	return adapters.Ref{APIVersion: k.apiVersion, Kind: k.kind, Namespace: k.namespace, Name: k.name}
+}
+
+// syncCRD serves the versions a CustomResourceDefinition declares, each
+// compiled by apiextensions-apiserver's code (see customServer), and marks
+// it Established. A version that cannot be served is left out.
 func (c *Cluster) syncCRD(e *entry) {
 	name := metaString(e.obj, "name")
-	group, _ := getPath(e.obj, "/spec/group")
-	kind, _ := getPath(e.obj, "/spec/names/kind")
-	plural, _ := getPath(e.obj, "/spec/names/plural")
-	scope, _ := getPath(e.obj, "/spec/scope")
-	versions, _ := getPath(e.obj, "/spec/versions")
-	g, _ := group.(string)
-	kd, _ := kind.(string)
-	pl, _ := plural.(string)
-	sc := adapters.Namespaced
-	if s, _ := scope.(string); s == "Cluster" {
-		sc = adapters.Cluster
-	}
 	for key, info := range c.kinds {
 		if info.fromCRD == name {
 			delete(c.kinds, key)
+			c.discovery.Add(1)
 		}
 	}
-	if metaString(e.obj, "deletionTimestamp") != "" || g == "" || kd == "" {
+	if metaString(e.obj, "deletionTimestamp") != "" {
 		return
 	}
-	vl, _ := versions.([]any)
-	for _, v := range vl {
-		m, _ := v.(map[string]any)
-		vn, _ := m["name"].(string)
-		if served, _ := m["served"].(bool); !served || vn == "" {
+	crd, err := crdOf(e.obj)
+	if err != nil || crd.Spec.Group == "" || crd.Spec.Names.Kind == "" {
+		return
+	}
+	sc := adapters.Namespaced
+	if crd.Spec.Scope == "Cluster" {
+		sc = adapters.Cluster
+	}
+	for _, v := range crd.Spec.Versions {
+		if !v.Served || v.Name == "" {
 			continue
 		}
-		_, hasStatus := getPath(m, "/subresources/status")
-		c.registerLocked(g+"/"+vn, kd, sc, KindOptions{HasStatus: hasStatus, Plural: pl}, name)
+		srv, err := cachedCustomServer(crd, v.Name)
+		if err != nil {
+			continue
+		}
+		c.registerLocked(crd.Spec.Group+"/"+v.Name, crd.Spec.Names.Kind, sc,
+			KindOptions{HasStatus: srv.hasStatus(), Plural: crd.Spec.Names.Plural}, name, srv)
 	}
 	if st, _ := e.obj["status"].(map[string]any); st == nil || st["conditions"] == nil {
-		e.own(c.frozen)["status"] = map[string]any{
+		obj := shallowMeta(e.obj)
+		obj["status"] = map[string]any{
 			"acceptedNames": jsonvalue.DeepCopy(e.obj["spec"].(map[string]any)["names"]),
 			"conditions": []any{
-				map[string]any{"type": "NamesAccepted", "status": "True", "reason": "NoConflicts", "lastTransitionTime": timestamp(c.clock.Now())},
-				map[string]any{"type": "Established", "status": "True", "reason": "InitialNamesAccepted", "lastTransitionTime": timestamp(c.clock.Now())},
+				map[string]any{"type": "NamesAccepted", "status": "True", "reason": "NoConflicts", "message": "no conflicts found", "lastTransitionTime": timestamp(c.now())},
+				map[string]any{"type": "Established", "status": "True", "reason": "InitialNamesAccepted", "message": "the initial names have been accepted", "lastTransitionTime": timestamp(c.now())},
 			},
+			"storedVersions": storedVersions(crd),
 		}
+		e.forget(c.frozen)
+		e.obj = obj
+		e.prepared = nil
 		c.touch(e)
 	}
+}
+
+func storedVersions(crd *apiextensionsv1.CustomResourceDefinition) []any {
+	for _, v := range crd.Spec.Versions {
+		if v.Storage {
+			return []any{v.Name}
+		}
+	}
+	return []any{}
 }
 
 // dropCRD stops serving the kinds of a removed CustomResourceDefinition and

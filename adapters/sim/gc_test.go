@@ -34,21 +34,38 @@ func removeFinalizers(t *testing.T, c *Cluster, ref adapters.Ref) adapters.Resul
 	return do(c, adapters.Request{Verb: adapters.Patch, PatchType: adapters.MergePatch, Ref: ref, Body: raw(`{"metadata":{"finalizers":null}}`)})
 }
 
+// settle lets the simulated controllers act until they have nothing left
+// to do, moving the clock to each of their runs.
+func settle(t *testing.T, c *Cluster) {
+	t.Helper()
+	for range 100 {
+		at, due := c.NextControllerRun()
+		if !due {
+			return
+		}
+		c.Clock().Set(at)
+		c.RunControllers()
+	}
+	t.Fatal("the controllers did not settle")
+}
+
 func TestGarbageCollection(t *testing.T) {
 	for _, tc := range []struct {
 		name        string
 		propagation string
 		childFin    bool // the child has a finalizer
-		// expectations right after the owner's Delete
+		// right after the owner's Delete
+		ownerGoneAtOnce bool
+		// once the controllers settled
 		ownerGone, childGone, grandchildGone, childKeepsRef bool
 	}{
-		{"background", "", false, true, true, true, false},
-		{"explicit background", "Background", false, true, true, true, false},
-		{"orphan", "Orphan", false, true, false, false, false},
-		{"foreground", "Foreground", false, true, true, true, false},
-		{"foreground waits for a finalizing dependent", "Foreground", true, false, false, true, true},
+		{"background", "", false, true, true, true, true, false},
+		{"explicit background", "Background", false, true, true, true, true, false},
+		{"orphan", "Orphan", false, false, true, false, false, false},
+		{"foreground", "Foreground", false, false, true, true, true, false},
+		{"foreground waits for a finalizing dependent", "Foreground", true, false, false, false, true, true},
 		// The deleting child is still a live owner: its dependents wait for it.
-		{"background with a finalizing dependent", "Background", true, true, false, false, true},
+		{"background with a finalizing dependent", "Background", true, true, true, false, false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := newCluster(t)
@@ -62,6 +79,18 @@ func TestGarbageCollection(t *testing.T) {
 			create(t, c, ownedBy(configMap("default", "grandchild", nil, nil), child))
 
 			res := mustOK(t, do(c, adapters.Request{Verb: adapters.Delete, Ref: deployRef("owner"), Propagation: tc.propagation}))
+			if got := !exists(c, deployRef("owner")); got != tc.ownerGoneAtOnce {
+				t.Fatalf("owner gone at once = %v, want %v", got, tc.ownerGoneAtOnce)
+			}
+			// The server answers a completed delete with no object, one
+			// that leaves the object with its finalizers with the object.
+			if tc.ownerGoneAtOnce != (res.Object == nil) {
+				t.Errorf("delete answered %v", res.Object)
+			}
+			if !exists(c, cmRef("default", "child")) {
+				t.Fatal("the child went with the delete, before the garbage collector acted")
+			}
+			settle(t, c)
 			if got := !exists(c, deployRef("owner")); got != tc.ownerGone {
 				t.Fatalf("owner gone = %v, want %v", got, tc.ownerGone)
 			}
@@ -76,9 +105,6 @@ func TestGarbageCollection(t *testing.T) {
 				if metaString(stored, "deletionTimestamp") == "" || !contains(stringList(metadata(stored)["finalizers"]), "foregroundDeletion") {
 					t.Errorf("waiting owner: %v", stored["metadata"])
 				}
-				if metaString(res.Object, "deletionTimestamp") == "" {
-					t.Errorf("delete result lacks deletionTimestamp")
-				}
 			}
 			if stored, found := c.Object(cmRef("default", "child")); found {
 				_, hasRef := metadata(stored)["ownerReferences"]
@@ -86,9 +112,18 @@ func TestGarbageCollection(t *testing.T) {
 					t.Errorf("child keeps owner reference = %v, want %v", hasRef, tc.childKeepsRef)
 				}
 			}
+			for _, r := range c.Writes() {
+				if r.Identity != "" && r.Identity != GarbageCollectorIdentity {
+					t.Errorf("a write as %q", r.Identity)
+				}
+				if r.Identity == GarbageCollectorIdentity && !r.Time.After(start) {
+					t.Errorf("the garbage collector acted at %v, with the delete", r.Time)
+				}
+			}
 			if tc.childFin {
 				// Releasing the child ends every pending deletion.
 				mustOK(t, removeFinalizers(t, c, cmRef("default", "child")))
+				settle(t, c)
 				for _, ref := range []adapters.Ref{deployRef("owner"), cmRef("default", "child"), cmRef("default", "grandchild")} {
 					if exists(c, ref) {
 						t.Errorf("%s still exists after the finalizer was removed", ref)
@@ -105,6 +140,7 @@ func TestGarbageCollectionKeepsDependentsWithLiveOwners(t *testing.T) {
 	b := create(t, c, configMap("default", "b", nil, nil))
 	create(t, c, ownedBy(configMap("default", "shared", nil, nil), a, b))
 	mustOK(t, do(c, adapters.Request{Verb: adapters.Delete, Ref: cmRef("default", "a")}))
+	settle(t, c)
 	shared, found := c.Object(cmRef("default", "shared"))
 	if !found {
 		t.Fatal("dependent with a live owner was deleted")
@@ -114,15 +150,29 @@ func TestGarbageCollectionKeepsDependentsWithLiveOwners(t *testing.T) {
 		t.Errorf("owner references %v", refs)
 	}
 	mustOK(t, do(c, adapters.Request{Verb: adapters.Delete, Ref: cmRef("default", "b")}))
+	settle(t, c)
 	if exists(c, cmRef("default", "shared")) {
 		t.Error("dependent survived its last owner")
+	}
+	// An owner of a kind the server does not serve cannot be looked up:
+	// the garbage collector leaves its dependent alone, as kube's does.
+	odd := configMap("default", "odd", nil, nil)
+	metadata(odd)["ownerReferences"] = []any{map[string]any{"apiVersion": "example.com/v1", "kind": "Other", "name": "x", "uid": "nope"}}
+	create(t, c, odd)
+	// One of a served kind with another uid is gone: collected.
+	stale := configMap("default", "stale", nil, nil)
+	metadata(stale)["ownerReferences"] = []any{map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "name": "odd", "uid": "not-odd"}}
+	create(t, c, stale)
+	settle(t, c)
+	if !exists(c, cmRef("default", "odd")) || exists(c, cmRef("default", "stale")) {
+		t.Errorf("odd kept %v, stale kept %v", exists(c, cmRef("default", "odd")), exists(c, cmRef("default", "stale")))
 	}
 }
 
 func TestFinalizers(t *testing.T) {
 	c := newCluster(t)
-	obj := create(t, c, withFinalizers(configMap("default", "a", nil, nil), "example.com/a", "example.com/b"))
-	res := mustOK(t, do(c, adapters.Request{Verb: adapters.Delete, Ref: cmRef("default", "a")}))
+	obj := create(t, c, withFinalizers(deployment("a", 1), "example.com/a", "example.com/b"))
+	res := mustOK(t, do(c, adapters.Request{Verb: adapters.Delete, Ref: deployRef("a")}))
 	if metaString(res.Object, "deletionTimestamp") != "2026-01-01T00:00:00Z" || generationOf(res.Object) != 2 {
 		t.Errorf("deleting object: %v", res.Object["metadata"])
 	}
@@ -130,27 +180,27 @@ func TestFinalizers(t *testing.T) {
 		t.Error("setting deletionTimestamp did not bump resourceVersion")
 	}
 	// A second delete changes nothing.
-	again := mustOK(t, do(c, adapters.Request{Verb: adapters.Delete, Ref: cmRef("default", "a")}))
+	again := mustOK(t, do(c, adapters.Request{Verb: adapters.Delete, Ref: deployRef("a")}))
 	if metaString(again.Object, "resourceVersion") != metaString(res.Object, "resourceVersion") {
 		t.Error("second delete changed the object")
 	}
 	// New finalizers may not be added; the timestamp may not be cleared.
-	bad := do(c, adapters.Request{Verb: adapters.Patch, PatchType: adapters.JSONPatch, Ref: cmRef("default", "a"),
+	bad := do(c, adapters.Request{Verb: adapters.Patch, PatchType: adapters.JSONPatch, Ref: deployRef("a"),
 		Body: raw(`[{"op":"add","path":"/metadata/finalizers/-","value":"example.com/c"}]`)})
 	if bad.Outcome != adapters.Invalid || !strings.Contains(bad.Message, "no new finalizers") {
 		t.Errorf("adding a finalizer while deleting: %s %q", bad.Outcome, bad.Message)
 	}
-	kept := mustOK(t, do(c, adapters.Request{Verb: adapters.Patch, PatchType: adapters.MergePatch, Ref: cmRef("default", "a"),
+	kept := mustOK(t, do(c, adapters.Request{Verb: adapters.Patch, PatchType: adapters.MergePatch, Ref: deployRef("a"),
 		Body: raw(`{"metadata":{"deletionTimestamp":null,"finalizers":["example.com/b"]}}`)}))
 	if metaString(kept.Object, "deletionTimestamp") == "" {
 		t.Error("a client cleared deletionTimestamp")
 	}
-	if !exists(c, cmRef("default", "a")) {
+	if !exists(c, deployRef("a")) {
 		t.Fatal("object went while a finalizer remained")
 	}
 	// Removing the last finalizer removes the object.
-	final := mustOK(t, removeFinalizers(t, c, cmRef("default", "a")))
-	if exists(c, cmRef("default", "a")) {
+	final := mustOK(t, removeFinalizers(t, c, deployRef("a")))
+	if exists(c, deployRef("a")) {
 		t.Error("object stayed after its last finalizer was removed")
 	}
 	if final.Object == nil {
@@ -165,31 +215,50 @@ func TestFinalizers(t *testing.T) {
 	if stored, _ := c.Object(cmRef("default", "b")); metaString(stored, "deletionTimestamp") != "" {
 		t.Error("dry-run delete marked the object")
 	}
+	// A ConfigMap keeps no generation, before or after.
+	marked := mustOK(t, do(c, adapters.Request{Verb: adapters.Delete, Ref: cmRef("default", "b")}))
+	if _, has := metadata(marked.Object)["generation"]; has {
+		t.Errorf("a deleting ConfigMap has generation %v", metadata(marked.Object)["generation"])
+	}
 }
 
 func TestNamespaceDeletion(t *testing.T) {
 	c := newCluster(t)
 	nsRef := adapters.Ref{APIVersion: "v1", Kind: "Namespace", Name: "team"}
 	ns := mustOK(t, do(c, adapters.Request{Verb: adapters.Create, Ref: nsRef, Body: raw(`{}`)})).Object
-	if field(ns, "/status/phase") != "Active" {
+	if pathValue(ns, "/status/phase") != "Active" {
 		t.Errorf("new namespace: %v", ns)
 	}
 	create(t, c, configMap("team", "plain", nil, nil))
 	create(t, c, withFinalizers(configMap("team", "held", nil, nil), "x.io/hold"))
 	res := mustOK(t, do(c, adapters.Request{Verb: adapters.Delete, Ref: nsRef}))
-	if field(res.Object, "/status/phase") != "Terminating" {
+	if pathValue(res.Object, "/status/phase") != "Terminating" {
 		t.Errorf("deleting namespace: %v", res.Object)
 	}
-	if exists(c, cmRef("team", "plain")) || !exists(c, cmRef("team", "held")) || !exists(c, nsRef) {
-		t.Fatal("namespace content not handled as expected")
+	if !exists(c, cmRef("team", "plain")) {
+		t.Fatal("the content went with the delete, before the namespace controller acted")
 	}
 	fail := do(c, adapters.Request{Verb: adapters.Create, Ref: cmRef("team", "new"), Body: raw(`{}`)})
 	if fail.Outcome != adapters.Forbidden || !strings.Contains(fail.Message, "being terminated") {
 		t.Errorf("create in terminating namespace: %s %q", fail.Outcome, fail.Message)
 	}
+	settle(t, c)
+	if exists(c, cmRef("team", "plain")) || !exists(c, cmRef("team", "held")) || !exists(c, nsRef) {
+		t.Fatal("namespace content not handled as expected")
+	}
 	mustOK(t, removeFinalizers(t, c, cmRef("team", "held")))
+	settle(t, c)
 	if exists(c, nsRef) || exists(c, cmRef("team", "held")) {
 		t.Error("namespace or content remained")
+	}
+	var seen []string
+	for _, r := range c.Writes() {
+		if r.Identity == NamespaceControllerIdentity {
+			seen = append(seen, string(r.Verb)+" "+r.Ref.String()+" "+r.Subresource)
+		}
+	}
+	if want := []string{"delete ConfigMap/team/held ", "delete ConfigMap/team/plain ", "update Namespace/team finalize"}; strings.Join(seen, "|") != strings.Join(want, "|") {
+		t.Errorf("the namespace controller did %q, want %q", seen, want)
 	}
 	// WithoutNamespaceCheck lets content appear anywhere.
 	lenient := newCluster(t, WithoutNamespaceCheck())
@@ -205,8 +274,10 @@ func TestCustomResourceDefinitions(t *testing.T) {
 			"group": "rightsizing.kubex.ai", "scope": "Namespaced",
 			"names": map[string]any{"kind": "ObjectPatch", "plural": "objectpatches"},
 			"versions": []any{
-				map[string]any{"name": "v1alpha1", "served": true, "storage": true, "subresources": map[string]any{"status": map[string]any{}}},
-				map[string]any{"name": "v1alpha0", "served": false},
+				map[string]any{"name": "v1alpha1", "served": true, "storage": true, "subresources": map[string]any{"status": map[string]any{}},
+					"schema": map[string]any{"openAPIV3Schema": map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true}}},
+				map[string]any{"name": "v1alpha0", "served": false, "storage": false,
+					"schema": map[string]any{"openAPIV3Schema": map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true}}},
 			},
 		},
 	}
@@ -233,6 +304,7 @@ func TestCustomResourceDefinitions(t *testing.T) {
 	denied := do(c, adapters.Request{Verb: adapters.Get, Ref: RefOf(cr)})
 	mustOK(t, denied)
 	mustOK(t, do(c, adapters.Request{Verb: adapters.Delete, Ref: crdRef}))
+	settle(t, c)
 	if s := c.Scope(ctx, "rightsizing.kubex.ai/v1alpha1", "ObjectPatch"); s != adapters.Unknown {
 		t.Errorf("scope after CRD deletion %q", s)
 	}

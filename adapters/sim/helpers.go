@@ -32,46 +32,55 @@ func (c *Cluster) stage(obj map[string]any) error {
 	if !good {
 		return fmt.Errorf("sim: Apply %s: %s", ref, res.Message)
 	}
-	if msg := validate(k, norm); msg != "" {
-		return fmt.Errorf("sim: Apply %s: invalid: %s", ref, msg)
-	}
-	key := keyOf(k, ref.Namespace, ref.Name)
-	e, exists := c.objects[key]
 	md := metadata(norm)
+	deleting, _ := md["deletionTimestamp"].(string)
 	for _, f := range serverFields {
-		if f != "deletionTimestamp" && f != "deletionGracePeriodSeconds" {
-			delete(md, f)
-		}
+		delete(md, f)
 	}
-	req := adapters.Request{Verb: adapters.Update, Ref: ref, FieldManager: "sim-staging"}
-	c.rv++
-	md["resourceVersion"] = fmt.Sprint(c.rv)
-	if !exists {
-		c.uidSeq++
-		md["uid"] = fmt.Sprintf("uid-%06d", c.uidSeq)
-		md["creationTimestamp"] = timestamp(c.clock.Now())
-		md["generation"] = int64(1)
-		e = &entry{}
-		c.objects[key] = e
-		c.index(key, e)
-		c.byUID[md["uid"].(string)] = key
-		e.managed = updateOwnership(k, req, nil, nil, nil, norm)
+	delete(md, "managedFields")
+	status, hasStatus := norm["status"]
+	if k.srv.hasStatus() {
+		delete(norm, "status")
+	}
+	c.staging = true
+	defer func() { c.staging = false }()
+	// Created, or replaced whole, as a client that creates or updates it
+	// would; then the status through its subresource.
+	key := keyOf(k, ref.Namespace, ref.Name)
+	if e, exists := c.objects[key]; exists {
+		metadata(norm)["resourceVersion"] = metaString(e.obj, "resourceVersion")
+		res = c.update(k, adapters.Request{Verb: adapters.Update, Ref: ref, Body: norm, FieldManager: stagingManager})
 	} else {
-		old := metadata(e.obj)
-		md["uid"] = old["uid"]
-		md["creationTimestamp"] = old["creationTimestamp"]
-		md["generation"] = generationOf(e.obj)
-		if specChanged(e.obj, norm) {
-			md["generation"] = generationOf(e.obj) + 1
-		}
-		e.managed = updateOwnership(k, req, nil, e.managed, e.obj, norm)
+		res = c.createObject(k, adapters.Request{Verb: adapters.Create, Ref: ref, Body: norm, FieldManager: stagingManager}, norm, false)
 	}
-	e.thaw(c.frozen)
-	e.obj = norm
-	c.changed(norm, false)
-	c.afterStore(k, key, e)
+	if res.Outcome != adapters.OK {
+		return fmt.Errorf("sim: Apply %s: %s: %s", ref, res.Outcome, res.Message)
+	}
+	if hasStatus && k.srv.hasStatus() {
+		res = c.patch(k, adapters.Request{Verb: adapters.Patch, PatchType: adapters.MergePatch, Ref: ref, Subresource: "status",
+			Body: map[string]any{"status": status}, FieldManager: stagingManager})
+		if res.Outcome != adapters.OK {
+			return fmt.Errorf("sim: Apply %s status: %s: %s", ref, res.Outcome, res.Message)
+		}
+	}
+	if deleting != "" {
+		e := c.objects[keyOf(k, ref.Namespace, ref.Name)]
+		if metaString(e.obj, "deletionTimestamp") == "" {
+			obj := shallowMeta(e.obj)
+			c.markDeleting(obj)
+			metadata(obj)["deletionTimestamp"] = deleting
+			e.forget(c.frozen)
+			e.obj = obj
+			e.prepared = nil
+			c.touch(e)
+		}
+	}
 	return nil
 }
+
+// stagingManager is the field manager of staged objects, as the
+// real-server world's.
+const stagingManager = "scenario"
 
 // Peek returns the stored object ref names as a reader gets it: with
 // WithSharedReads the copy every reader shares, which must not be changed;

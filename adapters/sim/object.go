@@ -328,3 +328,15 @@ func overlaps(a, b string) bool {
 	// a == b, or a continues b past a "/" (built without concatenating).
 	return a[:len(b)] == b && (len(a) == len(b) || a[len(b)] == '/')
 }
+
+// pathValue returns the value at pointer p inside obj, nil when absent.
+func pathValue(obj map[string]any, p string) any {
+	v, _ := getPath(obj, p)
+	return v
+}
+
+func labelMap(obj map[string]any) map[string]any {
+	md, _ := obj["metadata"].(map[string]any)
+	l, _ := md["labels"].(map[string]any)
+	return l
+}

@@ -27,7 +27,7 @@ func TestServerSideApply(t *testing.T) {
 		steps []step
 	}{
 		{"apply creates", []step{
-			{applyReq("alpha", false, cm(map[string]any{"x": "1"})), adapters.OK, "", map[string]any{"/data/x": "1", "/metadata/generation": int64(1)}},
+			{applyReq("alpha", false, cm(map[string]any{"x": "1"})), adapters.OK, "", map[string]any{"/data/x": "1", "/metadata/generation": nil}},
 		}},
 		{"same manager changes and drops its fields", []step{
 			{applyReq("alpha", false, cm(map[string]any{"x": "1", "y": "2"})), adapters.OK, "", nil},
@@ -35,7 +35,7 @@ func TestServerSideApply(t *testing.T) {
 		}},
 		{"conflict with another applier", []step{
 			{applyReq("alpha", false, cm(map[string]any{"x": "1"})), adapters.OK, "", nil},
-			{applyReq("beta", false, cm(map[string]any{"x": "2"})), adapters.Conflict, `conflict with "alpha" (Apply): data.x`, map[string]any{"/data/x": "1"}},
+			{applyReq("beta", false, cm(map[string]any{"x": "2"})), adapters.Conflict, `Apply failed with 1 conflict: conflict with "alpha": .data.x`, map[string]any{"/data/x": "1"}},
 		}},
 		{"same value is shared, not a conflict", []step{
 			{applyReq("alpha", false, cm(map[string]any{"x": "1"})), adapters.OK, "", nil},
@@ -53,7 +53,7 @@ func TestServerSideApply(t *testing.T) {
 		}},
 		{"conflict with an updater", []step{
 			{adapters.Request{Verb: adapters.Create, Ref: cmRef("default", "a"), Body: body(cm(map[string]any{"x": "1"})), FieldManager: "kubectl"}, adapters.OK, "", nil},
-			{applyReq("alpha", false, cm(map[string]any{"x": "2"})), adapters.Conflict, `conflict with "kubectl" (Update): data.x`, nil},
+			{applyReq("alpha", false, cm(map[string]any{"x": "2"})), adapters.Conflict, `Apply failed with 1 conflict: conflict with "kubectl" using v1: .data.x`, nil},
 			{applyReq("alpha", true, cm(map[string]any{"x": "2"})), adapters.OK, "", map[string]any{"/data/x": "2"}},
 		}},
 		{"an update takes fields from an applier", []step{
@@ -103,8 +103,8 @@ func TestManagedFields(t *testing.T) {
 	mustOK(t, do(c, adapters.Request{Verb: adapters.Patch, PatchType: adapters.MergePatch, Ref: cmRef("default", "a"), Body: raw(`{"data":{"y":"2"}}`), Identity: "bob"}))
 	got := c.ManagedFields(cmRef("default", "a"))
 	want := []ManagedFields{
-		{Manager: "alpha", Operation: "Apply", Fields: []string{"/data/x", "/metadata/labels/l"}},
-		{Manager: "bob", Operation: "Update", Fields: []string{"/data/y"}},
+		{Manager: "alpha", Operation: "Apply", APIVersion: "v1", Time: timestamp(start), Fields: []string{".data.x", ".metadata.labels.l"}},
+		{Manager: "bob", Operation: "Update", APIVersion: "v1", Time: timestamp(start), Fields: []string{".data.y"}},
 	}
 	if !jsonvalue.Equal(got, want) {
 		t.Errorf("ManagedFields = %+v, want %+v", got, want)
@@ -122,8 +122,8 @@ func TestManagedFields(t *testing.T) {
 	// A live one moves both fields to its manager.
 	mustOK(t, do(c, adapters.Request{Verb: adapters.Patch, PatchType: adapters.MergePatch, Ref: cmRef("default", "a"), Body: raw(`{"data":{"x":"9","y":"9"}}`), Identity: "carol"}))
 	want = []ManagedFields{
-		{Manager: "alpha", Operation: "Apply", Fields: []string{"/metadata/labels/l"}},
-		{Manager: "carol", Operation: "Update", Fields: []string{"/data/x", "/data/y"}},
+		{Manager: "alpha", Operation: "Apply", APIVersion: "v1", Time: timestamp(start), Fields: []string{".metadata.labels.l"}},
+		{Manager: "carol", Operation: "Update", APIVersion: "v1", Time: timestamp(start), Fields: []string{".data.x", ".data.y"}},
 	}
 	if got := c.ManagedFields(cmRef("default", "a")); !jsonvalue.Equal(got, want) {
 		t.Errorf("after a live patch, ManagedFields = %+v, want %+v", got, want)
@@ -144,59 +144,4 @@ func TestApplyPrunesMapsItEmptied(t *testing.T) {
 	if !jsonvalue.Equal(field(res.Object, "/metadata/labels"), map[string]any{"m": "2"}) {
 		t.Errorf("labels %v", field(res.Object, "/metadata/labels"))
 	}
-}
-
-// Ownership computed from a merge patch (only what it names is compared)
-// is the ownership computed by comparing the whole objects.
-func TestOwnershipFromMergePatch(t *testing.T) {
-	k := &kindInfo{apiVersion: "example.com/v1", kind: "Widget", scope: adapters.Namespaced, opts: KindOptions{HasStatus: true}}
-	old := map[string]any{"apiVersion": "example.com/v1", "kind": "Widget",
-		"metadata": map[string]any{"name": "w", "labels": map[string]any{"a": "1", "b": "2"}, "annotations": map[string]any{}},
-		"spec":     map[string]any{"x": int64(1), "m": map[string]any{"y": "z", "e": map[string]any{}}, "l": []any{int64(1)}, "gone": true},
-		"status":   map[string]any{"state": "A", "conditions": []any{map[string]any{"type": "Ready", "status": "False"}}}}
-	prev := map[managerKey]map[string]bool{
-		{"alice", "Update", ""}:      {"/spec/x": true, "/spec/m/y": true, "/metadata/labels/a": true, "/spec/gone": true},
-		{"bob", "Apply", ""}:         {"/spec/l": true, "/metadata/labels/b": true},
-		{"ctrl", "Update", "status"}: {"/status/state": true, "/status/conditions": true},
-	}
-	for _, c := range []struct {
-		name, sub string
-		patch     map[string]any
-	}{
-		{"spec leaves", "", map[string]any{"spec": map[string]any{"x": int64(2), "m": map[string]any{"y": "z", "new": "n"}, "gone": nil}}},
-		{"a map replaced by a scalar and back", "", map[string]any{"spec": map[string]any{"m": "flat", "x": map[string]any{"deep": int64(1)}}}},
-		{"an empty map filled", "", map[string]any{"spec": map[string]any{"m": map[string]any{"e": map[string]any{"k": "v"}}}}},
-		{"the last labels removed", "", map[string]any{"metadata": map[string]any{"labels": map[string]any{"a": nil, "b": nil}}}},
-		{"a list replaced, status ignored", "", map[string]any{"spec": map[string]any{"l": []any{int64(2)}}, "status": map[string]any{"state": "B"}}},
-		{"status write", "status", map[string]any{"status": map[string]any{"state": "B", "conditions": []any{map[string]any{"type": "Ready", "status": "True"}}, "reason": "R"}, "spec": map[string]any{"x": int64(9)}}},
-		{"nothing changed", "", map[string]any{"spec": map[string]any{"x": int64(1)}}},
-	} {
-		merged := jsonvalue.MergePatch(old, c.patch).(map[string]any)
-		if c.sub == "status" {
-			// The status subresource keeps everything but status.
-			keep := make(map[string]any, len(old))
-			for k, v := range old {
-				keep[k] = v
-			}
-			keep["status"] = merged["status"]
-			merged = keep
-		} else {
-			merged["status"] = old["status"]
-		}
-		dropEmptyMetadata(metadata(merged))
-		req := adapters.Request{Verb: adapters.Patch, PatchType: adapters.MergePatch, Subresource: c.sub, FieldManager: "carol"}
-		whole := updateOwnership(k, req, nil, prev, old, merged)
-		byPatch := updateOwnership(k, req, c.patch, prev, old, merged)
-		if !jsonvalue.Equal(sortedOwners(whole), sortedOwners(byPatch)) {
-			t.Errorf("%s: from the patch %v, from the objects %v", c.name, sortedOwners(byPatch), sortedOwners(whole))
-		}
-	}
-}
-
-func sortedOwners(m map[managerKey]map[string]bool) []any {
-	var out []any
-	for _, mk := range sortedManagers(m) {
-		out = append(out, mk.manager+"/"+mk.operation+"/"+mk.subresource, jsonvalue.SortedKeys(m[mk]))
-	}
-	return out
 }

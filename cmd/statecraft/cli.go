@@ -45,12 +45,14 @@ func NewRoot(stdout, stderr io.Writer) *cobra.Command {
 		Short:         "A declarative rules engine for Kubernetes lifecycles",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       versionInfo().String(),
 	}
+	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.AddCommand(checkCmd(stdout, stderr), explainCmd(stdout, stderr), simCmd(stdout, stderr), testCmd(stdout, stderr), fmtCmd(stdout, stderr), graphCmd(stdout, stderr),
 		runCmd(stdout, stderr), planCmd(stdout, stderr), devCmd(stdout, stderr),
-		diffCmd(stdout, stderr), verifyCmd(stdout, stderr))
+		diffCmd(stdout, stderr), verifyCmd(stdout, stderr), versionCmd(stdout))
 	return root
 }
 
@@ -99,17 +101,23 @@ func printDiags(w io.Writer, diags hcl.Diagnostics) {
 }
 
 func checkCmd(stdout, stderr io.Writer) *cobra.Command {
-	var format string
+	var format, output string
 	cmd := &cobra.Command{
 		Use:   "check FILE...",
 		Short: "Load and compile rule files; print diagnostics; exit 1 on any error",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkOutput(output); err != nil {
+				return err
+			}
+			if output == "" && format == "json" {
+				output = "json" // --format json is -o json
+			}
 			ms, _, diags := loadMachines(args)
 			for _, m := range ms {
 				diags = append(diags, fsm.Analyze(m)...)
 			}
-			if format == "json" {
+			if output != "" {
 				type jd struct {
 					Severity string `json:"severity"`
 					Summary  string `json:"summary"`
@@ -129,22 +137,23 @@ func checkCmd(stdout, stderr io.Writer) *cobra.Command {
 					}
 					out = append(out, j)
 				}
-				enc := json.NewEncoder(stdout)
-				enc.SetIndent("", "  ")
-				enc.Encode(out)
+				if err := writeStructured(stdout, output, out); err != nil {
+					return err
+				}
 			} else {
 				printDiags(stderr, diags)
 			}
 			if diags.HasErrors() {
 				return ExitError{1}
 			}
-			if format != "json" {
+			if output == "" {
 				fmt.Fprintf(stdout, "%s: ok\n", strings.Join(args, ", "))
 			}
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", "text", "output format: text or json")
+	cmd.Flags().StringVar(&format, "format", "text", "output format: text or json (the same as -o json)")
+	outputFlag(cmd, &output)
 	return cmd
 }
 
@@ -183,13 +192,16 @@ func explainCmd(stdout, stderr io.Writer) *cobra.Command {
 }
 
 func simCmd(stdout, stderr io.Writer) *cobra.Command {
-	var until, object, format, timeline string
+	var until, object, format, timeline, output string
 	var why bool
 	cmd := &cobra.Command{
 		Use:   "sim SCENARIO",
 		Short: "Run a scenario on the simulated cluster and print its trace",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkOutput(output); err != nil {
+				return err
+			}
 			defer batch.TuneGC()()
 			var opts scenario.Options
 			if until != "" {
@@ -230,7 +242,22 @@ func simCmd(stdout, stderr io.Writer) *cobra.Command {
 					return err
 				}
 			}
-			if format == "json" {
+			if output != "" {
+				doc := struct {
+					Scenario string          `json:"scenario"`
+					Trace    []scenario.Line `json:"trace"`
+					Failures []string        `json:"failures"`
+				}{Scenario: args[0], Trace: lines, Failures: []string{}}
+				if doc.Trace == nil {
+					doc.Trace = []scenario.Line{}
+				}
+				for _, f := range res.Failures {
+					doc.Failures = append(doc.Failures, fmt.Sprint(f))
+				}
+				if err := writeStructured(stdout, output, doc); err != nil {
+					return err
+				}
+			} else if format == "json" {
 				enc := json.NewEncoder(stdout)
 				for _, l := range lines {
 					enc.Encode(l)
@@ -254,7 +281,8 @@ func simCmd(stdout, stderr io.Writer) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&until, "until", "", "stop after this much virtual time (e.g. 2h)")
 	cmd.Flags().StringVar(&object, "object", "", "show only lines about this object (Kind/namespace/name)")
-	cmd.Flags().StringVar(&format, "format", "text", "output format: text or json (one object per line)")
+	cmd.Flags().StringVar(&format, "format", "text", "output format: text or json (JSON Lines: one trace line per line, for streaming)")
+	outputFlag(cmd, &output)
 	cmd.Flags().BoolVar(&why, "why", false, "under each transition, the values of its guard's clauses and why the earlier candidates did not fire; explain steps where nothing fired")
 	cmd.Flags().BoolVar(&why, "explain", false, "the same as --why")
 	cmd.Flags().StringVar(&timeline, "timeline", "", "also draw each object's states over virtual time into this SVG file")
@@ -282,20 +310,43 @@ func testCmd(stdout, stderr io.Writer) *cobra.Command {
 	var update, cover bool
 	var coverMin float64
 	var mf mutateFlags
+	var output string
 	cmd := &cobra.Command{
 		Use:   "test DIR...",
 		Short: "Run every scenario below the folders against its golden trace and expectations; with --mutate, against mutants of their rules",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkOutput(output); err != nil {
+				return err
+			}
+			if output != "" && (cover || coverMin > 0) {
+				return fmt.Errorf("--cover prints a report: use it without --output")
+			}
 			defer batch.TuneGC()()
 			if mf.on || mf.list {
 				if update || cover || coverMin > 0 {
 					return fmt.Errorf("--mutate and --list do not go with --update or --cover")
 				}
+				switch output {
+				case "json":
+					mf.format = "json"
+				case "yaml":
+					return fmt.Errorf("--mutate and --list print text or json (-o json, --format json)")
+				}
 				return runMutate(args, mf, stdout, stderr)
 			}
 			if mf.format != "text" {
 				return fmt.Errorf("--format needs --mutate or --list")
+			}
+			type result struct {
+				Scenario string   `json:"scenario"`
+				Passed   bool     `json:"passed"`
+				Problems []string `json:"problems,omitempty"`
+			}
+			var results []result
+			text := stdout
+			if output != "" {
+				text = io.Discard
 			}
 			paths, err := scenario.Find(args...)
 			if err != nil {
@@ -309,18 +360,32 @@ func testCmd(stdout, stderr io.Writer) *cobra.Command {
 			}
 			for _, p := range paths {
 				o := scenario.CheckWith(context.Background(), p, update, opts)
+				results = append(results, result{Scenario: p, Passed: o.Passed, Problems: o.Problems})
 				if o.Passed {
 					passed++
-					fmt.Fprintf(stdout, "ok    %s\n", p)
+					fmt.Fprintf(text, "ok    %s\n", p)
 					continue
 				}
 				failed++
-				fmt.Fprintf(stdout, "FAIL  %s\n", p)
+				fmt.Fprintf(text, "FAIL  %s\n", p)
 				for _, pr := range o.Problems {
-					fmt.Fprintf(stdout, "      %s\n", strings.ReplaceAll(strings.TrimRight(pr, "\n"), "\n", "\n      "))
+					fmt.Fprintf(text, "      %s\n", strings.ReplaceAll(strings.TrimRight(pr, "\n"), "\n", "\n      "))
 				}
 			}
-			fmt.Fprintf(stdout, "%d passed, %d failed\n", passed, failed)
+			fmt.Fprintf(text, "%d passed, %d failed\n", passed, failed)
+			if output != "" {
+				if results == nil {
+					results = []result{}
+				}
+				doc := struct {
+					Scenarios []result `json:"scenarios"`
+					Passed    int      `json:"passed"`
+					Failed    int      `json:"failed"`
+				}{results, passed, failed}
+				if err := writeStructured(stdout, output, doc); err != nil {
+					return err
+				}
+			}
 			if opts.Steps != nil {
 				low := cov.write(stdout)
 				if coverMin > 0 && low < coverMin {
@@ -345,5 +410,6 @@ func testCmd(stdout, stderr io.Writer) *cobra.Command {
 	cmd.Flags().DurationVar(&mf.budget, "budget", 0, "with --mutate: wall-time budget; mutants not started when it is spent are reported not run (and the run fails)")
 	cmd.Flags().StringVar(&mf.equivalent, "equivalent", "", "with --mutate: the equivalent-mutants file (default: "+EquivalentFile+" at the top of each folder, when there is one)")
 	cmd.Flags().BoolVar(&mf.skipEquivalent, "skip-equivalent", false, "with --mutate: do not run the mutants declared equivalent")
+	outputFlag(cmd, &output)
 	return cmd
 }

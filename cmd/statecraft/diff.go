@@ -90,7 +90,7 @@ func (v *ruleVersion) machines() map[string]*rules.Machine {
 }
 
 func diffCmd(stdout, stderr io.Writer) *cobra.Command {
-	var format string
+	var format, output string
 	var dirs []string
 	cmd := &cobra.Command{
 		Use:   "diff OLD NEW",
@@ -99,6 +99,9 @@ func diffCmd(stdout, stderr io.Writer) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if format != "text" && format != "markdown" {
 				return fmt.Errorf("--format is text or markdown")
+			}
+			if err := checkOutput(output); err != nil {
+				return err
 			}
 			oldV, d1 := loadVersion(args[0])
 			newV, d2 := loadVersion(args[1])
@@ -111,9 +114,14 @@ func diffCmd(stdout, stderr io.Writer) *cobra.Command {
 			if err := rep.behaviour(cmd.Context(), oldV, newV, dirs); err != nil {
 				return err
 			}
-			if format == "markdown" {
+			switch {
+			case output != "":
+				if err := writeStructured(stdout, output, rep.document()); err != nil {
+					return err
+				}
+			case format == "markdown":
 				rep.writeMarkdown(stdout)
-			} else {
+			default:
 				rep.writeText(stdout)
 			}
 			if rep.changed() {
@@ -123,6 +131,7 @@ func diffCmd(stdout, stderr io.Writer) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "text", "output format: text or markdown (for a pull-request comment)")
+	outputFlag(cmd, &output)
 	cmd.Flags().StringSliceVar(&dirs, "scenarios", []string{"spec/conformance", "examples"}, "folders (or files) of scenarios to run under both versions")
 	return cmd
 }
@@ -144,6 +153,44 @@ type diffReport struct {
 }
 
 func (r *diffReport) changed() bool { return len(r.differ) > 0 }
+
+// document is the report as -o json|yaml prints it.
+func (r *diffReport) document() any {
+	type change struct {
+		Machine string   `json:"machine"`
+		Kind    string   `json:"kind"` // added, removed, changed
+		What    string   `json:"what"`
+		Detail  []string `json:"detail,omitempty"`
+	}
+	type differ struct {
+		Scenario string          `json:"scenario"`
+		Old      []scenario.Line `json:"old"`
+		New      []scenario.Line `json:"new"`
+		OldError string          `json:"oldError,omitempty"`
+		NewError string          `json:"newError,omitempty"`
+	}
+	kinds := map[string]string{"+": "added", "-": "removed", "~": "changed"}
+	doc := struct {
+		Old        string   `json:"old"`
+		New        string   `json:"new"`
+		Structural []change `json:"structural"`
+		Scenarios  int      `json:"scenariosRun"`
+		Unaffected int      `json:"scenariosUnaffected"`
+		Behaviour  []differ `json:"behaviour"`
+		Changed    bool     `json:"behaviourChanged"`
+	}{Old: r.old, New: r.new, Structural: []change{}, Scenarios: r.run, Unaffected: r.unaffected, Behaviour: []differ{}, Changed: r.changed()}
+	for _, c := range r.structural {
+		k := kinds[c.Kind]
+		if k == "" {
+			k = c.Kind
+		}
+		doc.Structural = append(doc.Structural, change{c.Machine, k, c.What, c.Detail})
+	}
+	for _, d := range r.differ {
+		doc.Behaviour = append(doc.Behaviour, differ{d.path, d.oldTrace, d.newTrace, d.oldErr, d.newErr})
+	}
+	return doc
+}
 
 func (r *diffReport) behaviour(ctx context.Context, oldV, newV *ruleVersion, dirs []string) error {
 	if ctx == nil {

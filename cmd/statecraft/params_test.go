@@ -38,7 +38,7 @@ func ichorCluster(t *testing.T) (*sim.Cluster, adapters.Ref) {
 // values as its effective settings and turns on.
 func TestParamFlagReachesTheMachine(t *testing.T) {
 	c, ref := ichorCluster(t)
-	ms, err := servedMachines(context.Background(), []string{"autopatch"}, []string{
+	ms, err := servedMachines(context.Background(), "test", []string{"autopatch"}, []string{
 		"autopatch.auto_patch=true",
 		"autopatch.auto_patch_components=talos,kubernetes",
 		"autopatch.auto_patch_window=02:00-05:00",
@@ -64,7 +64,7 @@ func TestParamFlagReachesTheMachine(t *testing.T) {
 
 	// Without the flags: the policy's defaults, off.
 	c, ref = ichorCluster(t)
-	ms, err = servedMachines(context.Background(), []string{"autopatch"}, nil, c, slog.New(slog.NewTextHandler(io.Discard, nil)), io.Discard)
+	ms, err = servedMachines(context.Background(), "test", []string{"autopatch"}, nil, c, slog.New(slog.NewTextHandler(io.Discard, nil)), io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +93,7 @@ func TestParamFlagErrors(t *testing.T) {
 		{"autopatch.auto_patch_components=talos,flannel", "not valid"},
 	} {
 		cl, _ := ichorCluster(t)
-		_, err := servedMachines(context.Background(), []string{"autopatch"}, []string{c.flag}, cl, slog.New(slog.NewTextHandler(io.Discard, nil)), io.Discard)
+		_, err := servedMachines(context.Background(), "test", []string{"autopatch"}, []string{c.flag}, cl, slog.New(slog.NewTextHandler(io.Discard, nil)), io.Discard)
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "--param") {
 			t.Errorf("--param %s: %v, want an error containing %q", c.flag, err, c.want)
 		}

@@ -19,7 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/klog/v2"
 
 	"github.com/statecraft/statecraft/adapters"
 	"github.com/statecraft/statecraft/adapters/kube"
@@ -32,7 +32,8 @@ import (
 
 // runFlags are the flags shared by run, plan and dev.
 type runFlags struct {
-	kubeconfig  string
+	kube        kubeFlags
+	contextName string // the kubeconfig context, for messages; "" for dev
 	rules       []string
 	params      []string
 	namespace   string
@@ -58,30 +59,25 @@ func (f *runFlags) register(cmd *cobra.Command, server bool) {
 	}
 	cmd.Flags().StringVar(&f.shard, "shard", "", "I/N: drive only the objects whose stable hash of namespace/name mod N is I")
 	cmd.Flags().BoolVar(&f.leaderElect, "leader-elect", false, "run only while holding a Lease")
-	cmd.Flags().StringVar(&f.leaseNS, "leader-election-namespace", "statecraft-system", "namespace of the Lease")
+	cmd.Flags().StringVar(&f.leaseNS, "leader-election-namespace", "", "namespace of the Lease (default: $POD_NAMESPACE, else the pod's own namespace, else statecraft-system)")
 	cmd.Flags().StringVar(&f.leaseName, "leader-election-name", "statecraft", "name of the Lease (add the shard to it when sharding)")
 	cmd.Flags().StringVar(&f.metricsAddr, "metrics-addr", "", "serve Prometheus metrics on this address (e.g. :8080)")
 	cmd.Flags().StringVar(&f.healthAddr, "health-addr", "", "serve /healthz and /readyz on this address (e.g. :8081)")
 	cmd.Flags().BoolVar(&f.dryRun, "dry-run", false, "shadow mode: decide for every object and print what would be done; write nothing")
 }
 
+// logger is the command's logger, in --log-format. client-go's own lines
+// (leader election, reflectors, the event broadcaster: klog) go through it
+// too, so that --log-format=json output is JSON throughout.
 func (f *runFlags) logger(w io.Writer) *slog.Logger {
+	var log *slog.Logger
 	if f.logFormat == "json" {
-		return slog.New(slog.NewJSONHandler(w, nil))
+		log = slog.New(slog.NewJSONHandler(w, nil))
+	} else {
+		log = slog.New(slog.NewTextHandler(w, nil))
 	}
-	return slog.New(slog.NewTextHandler(w, nil))
-}
-
-// restConfig reads --kubeconfig, else $KUBECONFIG, else the in-cluster
-// configuration.
-func restConfig(path string) (*rest.Config, error) {
-	if path == "" {
-		path = os.Getenv("KUBECONFIG")
-	}
-	if path != "" {
-		return clientcmd.BuildConfigFromFlags("", path)
-	}
-	return rest.InClusterConfig()
+	klog.SetSlogLogger(log)
+	return log
 }
 
 func parseShard(s string) (int, int, error) {
@@ -100,7 +96,7 @@ func parseShard(s string) (int, int, error) {
 // servedMachines loads the rule files (or every shipped policy) with the
 // --param values, and keeps the machines whose kinds the server serves;
 // with explicit --rules an unserved kind is an error.
-func servedMachines(ctx context.Context, refs, paramFlags []string, api adapters.API, log *slog.Logger, stderr io.Writer) ([]*fsm.Machine, error) {
+func servedMachines(ctx context.Context, host string, refs, paramFlags []string, api adapters.API, log *slog.Logger, stderr io.Writer) ([]*fsm.Machine, error) {
 	params, err := parseParams(paramFlags)
 	if err != nil {
 		return nil, err
@@ -127,23 +123,30 @@ func servedMachines(ctx context.Context, refs, paramFlags []string, api adapters
 		return nil, err
 	}
 	var out []*fsm.Machine
+	var skipped, missing []string
 	for _, m := range ms {
 		served := true
 		for _, r := range m.Resources {
 			if api.Scope(ctx, r.APIVersion, r.Kind) == adapters.Unknown {
 				served = false
+				missing = append(missing, r.Kind+" ("+r.APIVersion+")")
 				if explicit {
-					return nil, fmt.Errorf("machine %s binds %s %s, which the server does not serve (install its CRD)", m.Name, r.APIVersion, r.Kind)
+					return nil, fmt.Errorf("machine %s drives %s %s, which the API server at %s does not serve: install its CRD (spec/crds)", m.Name, r.APIVersion, r.Kind, host)
 				}
-				log.Info("skipping machine: its CRD is not installed", "machine", m.Name, "kind", r.Kind)
 			}
 		}
 		if served {
 			out = append(out, m)
+		} else {
+			skipped = append(skipped, m.Name)
 		}
 	}
 	if len(out) == 0 {
-		return nil, errors.New("no machine to run: install a CRD of a shipped policy, or pass --rules")
+		return nil, fmt.Errorf("the API server at %s serves none of the kinds the shipped policies drive (%s): install their CRDs "+
+			"(kubectl apply --server-side -f spec/crds, or the chart's crds/), or pass --rules", host, strings.Join(missing, ", "))
+	}
+	if len(skipped) > 0 {
+		log.Info("not running the machines whose CRDs are not installed", "machines", strings.Join(skipped, ","), "kinds", strings.Join(missing, ","))
 	}
 	return out, nil
 }
@@ -171,12 +174,18 @@ func serve(addr string, h http.Handler, log *slog.Logger) (func(), error) {
 
 // runController builds and runs a controller until ctx ends.
 func runController(ctx context.Context, cfg *rest.Config, f *runFlags, stdout, stderr io.Writer) error {
+	if f.logFormat != "text" && f.logFormat != "json" {
+		return fmt.Errorf("--log-format %q: want text or json", f.logFormat)
+	}
 	log := f.logger(stderr)
+	if err := checkServer(ctx, cfg, f.contextName); err != nil {
+		return err
+	}
 	client, err := kube.New(cfg, kube.Options{})
 	if err != nil {
 		return err
 	}
-	ms, err := servedMachines(ctx, f.rules, f.params, client, log, stderr)
+	ms, err := servedMachines(ctx, cfg.Host, f.rules, f.params, client, log, stderr)
 	if err != nil {
 		return err
 	}
@@ -188,20 +197,28 @@ func runController(ctx context.Context, cfg *rest.Config, f *runFlags, stdout, s
 	if f.dryRun {
 		opts.Shadow = stdout
 	} else {
-		opts.Events = kube.NewEvents(client, "statecraft", time.Now)
+		opts.Events = kube.NewEvents(client, "statecraft", nil)
+		defer opts.Events.Shutdown()
 	}
 	ctrl, err := controller.New(client, ms, opts)
 	if err != nil {
 		return err
 	}
-	stopMetrics, err := serve(f.metricsAddr, promhttp.HandlerFor(ctrl.Metrics().Registry, promhttp.HandlerOpts{}), log)
+	stopMetrics, err := serve(f.metricsAddr, promhttp.HandlerFor(ctrl.Metrics().Gatherer(), promhttp.HandlerOpts{}), log)
 	if err != nil {
 		return err
 	}
 	defer stopMetrics()
 	health := http.NewServeMux()
 	health.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok") })
+	// Ready: the informers synced; or, electing a leader, a standby
+	// replica waiting for the Lease (it is healthy, and a Deployment of two
+	// replicas must become Available).
 	health.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
+		if f.leaderElect && !ctrl.Leading() {
+			io.WriteString(w, "ok: standby, waiting for the lease")
+			return
+		}
 		if !ctrl.Synced() {
 			http.Error(w, "informers not synced", http.StatusServiceUnavailable)
 			return
@@ -221,7 +238,7 @@ func runController(ctx context.Context, cfg *rest.Config, f *runFlags, stdout, s
 	if f.leaderElect {
 		host, _ := os.Hostname()
 		return ctrl.RunElected(ctx, controller.LeaderElection{
-			Namespace: f.leaseNS, Name: f.leaseName, Identity: fmt.Sprintf("%s_%d", host, os.Getpid()),
+			Namespace: leaseNamespace(f.leaseNS), Name: f.leaseName, Identity: fmt.Sprintf("%s_%d", host, os.Getpid()),
 		})
 	}
 	return ctrl.Run(ctx)
@@ -234,16 +251,17 @@ func runCmd(stdout, stderr io.Writer) *cobra.Command {
 		Short: "Run the engine as a controller against a Kubernetes API server",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := restConfig(f.kubeconfig)
+			cfg, err := f.kube.restConfig()
 			if err != nil {
-				return fmt.Errorf("kubeconfig: %w", err)
+				return err
 			}
+			f.contextName = f.kube.contextName()
 			ctx, cancel := signalContext()
 			defer cancel()
 			return runController(ctx, cfg, f, stdout, stderr)
 		},
 	}
-	cmd.Flags().StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig file (default: $KUBECONFIG, else in-cluster)")
+	f.kube.register(cmd)
 	f.register(cmd, true)
 	return cmd
 }
@@ -256,16 +274,17 @@ func planCmd(stdout, stderr io.Writer) *cobra.Command {
 		Short: "Decide once for every object and print the transitions and writes that would happen; write nothing",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := restConfig(f.kubeconfig)
+			cfg, err := f.kube.restConfig()
 			if err != nil {
-				return fmt.Errorf("kubeconfig: %w", err)
+				return err
 			}
+			f.contextName = f.kube.contextName()
 			ctx, cancel := context.WithTimeout(context.Background(), timeout)
 			defer cancel()
 			return planOnce(ctx, cfg, f, stdout, stderr)
 		},
 	}
-	cmd.Flags().StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig file (default: $KUBECONFIG, else in-cluster)")
+	f.kube.register(cmd)
 	cmd.Flags().DurationVar(&timeout, "timeout", 5*time.Minute, "give up after this long")
 	f.register(cmd, false)
 	return cmd
@@ -274,11 +293,14 @@ func planCmd(stdout, stderr io.Writer) *cobra.Command {
 // planOnce runs a shadow controller until every object was decided once.
 func planOnce(ctx context.Context, cfg *rest.Config, f *runFlags, stdout, stderr io.Writer) error {
 	log := f.logger(io.Discard)
+	if err := checkServer(ctx, cfg, f.contextName); err != nil {
+		return err
+	}
 	client, err := kube.New(cfg, kube.Options{})
 	if err != nil {
 		return err
 	}
-	ms, err := servedMachines(ctx, f.rules, f.params, client, log, stderr)
+	ms, err := servedMachines(ctx, cfg.Host, f.rules, f.params, client, log, stderr)
 	if err != nil {
 		return err
 	}
@@ -314,22 +336,34 @@ func planOnce(ctx context.Context, cfg *rest.Config, f *runFlags, stdout, stderr
 
 func devCmd(stdout, stderr io.Writer) *cobra.Command {
 	f := &runFlags{}
-	var kubeconfigOut, crdsFlag string
+	var kubeconfigOut, crdsFlag, dataDir string
+	var controllers bool
 	cmd := &cobra.Command{
 		Use:   "dev",
-		Short: "Start a local control plane (kube-apiserver and etcd from bin/), install the CRDs, and run the engine against it",
-		Args:  cobra.NoArgs,
+		Short: "Start a local cluster (etcd, kube-apiserver, kube-controller-manager, kube-scheduler and a kwok node, from bin/), install the CRDs, and run the engine against it",
+		Long: `Start a local cluster from the binaries in bin/ (make cluster builds them):
+etcd and kube-apiserver; kube-controller-manager (garbage collector, namespace
+controller, workload controllers); kube-scheduler; and kwok, which stands in
+for the kubelet of one fake node, kwok-node-0, where scheduled pods become
+Running and Ready without running anything. Install the CRDs, write an admin
+kubeconfig, and run the engine against the cluster until SIGINT or SIGTERM.
+
+Everything it starts stops with it, however it ends: on SIGINT or SIGTERM in
+order; if it is killed (SIGKILL), the kernel ends the controllers and a
+janitor process ends etcd and kube-apiserver and removes the temporary
+folders. The cluster's state is lost when it stops, unless --data-dir keeps
+etcd's data (and the logs) in a folder for the next start.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx, cancel := signalContext()
 			defer cancel()
-			crdDir, cleanup := crdsFlag, func() {}
-			if crdDir == "" {
-				var err error
-				if crdDir, cleanup, err = crdDirectory(); err != nil {
-					return err
-				}
+			var crdDirs []string
+			var crdFiles map[string][]byte
+			if crdsFlag != "" {
+				crdDirs = []string{crdsFlag}
+			} else {
+				crdDirs, crdFiles = crdSource()
 			}
-			defer cleanup()
 			if kubeconfigOut == "" {
 				root, err := controlplane.RepoRoot()
 				if err != nil {
@@ -341,25 +375,44 @@ func devCmd(stdout, stderr io.Writer) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintln(stderr, "starting kube-apiserver and etcd ...")
-			cp, err := controlplane.Start(ctx, controlplane.Options{CRDDirs: []string{crdDir}, KubeconfigPath: abs})
+			parts := "etcd and kube-apiserver"
+			if controllers {
+				parts = "etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok"
+			}
+			fmt.Fprintf(stderr, "starting %s ...\n", parts)
+			cp, err := controlplane.Start(ctx, controlplane.Options{CRDDirs: crdDirs, CRDFiles: crdFiles, KubeconfigPath: abs, Controllers: controllers, DataDir: dataDir})
 			if err != nil {
+				if ctx.Err() != nil {
+					return nil // interrupted while starting; what started is stopped
+				}
 				if errors.Is(err, controlplane.ErrMissingBinaries) {
+					if controllers {
+						return fmt.Errorf("%w (build them with: make cluster; or run without the controllers: --controllers=false after make controlplane)", err)
+					}
 					return fmt.Errorf("%w (build them with: make controlplane)", err)
 				}
 				return err
 			}
 			defer cp.Stop()
-			fmt.Fprintf(stdout, `A local control plane is running, with the statecraft CRDs installed:
+			state := "State is lost when this stops (keep it with --data-dir DIR)."
+			if dataDir != "" {
+				state = "State is kept in " + dataDir + " for the next start."
+			}
+			node := ""
+			if controllers {
+				node = fmt.Sprintf("\nPods are scheduled on the fake node %s, where kwok makes them Running and Ready\n(nothing runs: no images are pulled, no containers start). Logs of the\ncontrollers: %s\n", controlplane.NodeName, cp.LogDir)
+			}
+			fmt.Fprintf(stdout, `A local cluster is running (%s), with the statecraft CRDs installed:
   %s
-
+%s
 In another shell:
   export KUBECONFIG=%s
   kubectl apply -f examples/objectpatch/namespace.yaml -f examples/objectpatch/deployment.yaml -f examples/objectpatch/deployment-patch.yaml
   kubectl get objectpatch -n patches-demo -w
 
-Press Ctrl-C to stop the engine and the control plane.
-`, strings.Join(cp.CRDs, "\n  "), abs)
+%s
+Press Ctrl-C to stop the engine and the cluster.
+`, parts, strings.Join(cp.CRDs, "\n  "), node, abs, state)
 			err = runController(ctx, cp.Config, f, stdout, stderr)
 			if ctx.Err() != nil {
 				return nil
@@ -369,29 +422,26 @@ Press Ctrl-C to stop the engine and the control plane.
 	}
 	cmd.Flags().StringVar(&kubeconfigOut, "kubeconfig-out", "", "where to write the admin kubeconfig (default bin/kubeconfig)")
 	cmd.Flags().StringVar(&crdsFlag, "crds", "", "folder of CRD manifests to install (default: spec/crds, or the CRDs built into the binary)")
+	cmd.Flags().StringVar(&dataDir, "data-dir", "", "keep etcd's data and the controllers' logs in this folder across restarts (default: a temporary folder, removed on exit)")
+	cmd.Flags().BoolVar(&controllers, "controllers", true, "also run kube-controller-manager, kube-scheduler and kwok (false: etcd and kube-apiserver only)")
 	f.register(cmd, true)
 	return cmd
 }
 
-// crdDirectory returns spec/crds of the repository, or, outside it, a
-// temporary folder holding the CRDs embedded in the binary.
-func crdDirectory() (string, func(), error) {
+// crdSource returns spec/crds of the repository, or, outside it, the CRDs
+// embedded in the binary (the control plane writes them into its own
+// temporary folder).
+func crdSource() ([]string, map[string][]byte) {
 	if root, err := controlplane.RepoRoot(); err == nil {
 		d := filepath.Join(root, "spec", "crds")
 		if st, err := os.Stat(d); err == nil && st.IsDir() {
-			return d, func() {}, nil
+			return []string{d}, nil
 		}
 	}
-	d, err := os.MkdirTemp("", "statecraft-crds")
-	if err != nil {
-		return "", nil, err
-	}
+	files := map[string][]byte{}
 	for _, n := range crds.Names() {
 		b, _ := crds.Read(n)
-		if err := os.WriteFile(filepath.Join(d, n), b, 0o644); err != nil {
-			os.RemoveAll(d)
-			return "", nil, err
-		}
+		files[n] = b
 	}
-	return d, func() { os.RemoveAll(d) }, nil
+	return nil, files
 }

@@ -20,7 +20,7 @@ import (
 
 func verifyCmd(stdout, stderr io.Writer) *cobra.Command {
 	var objects, dirs []string
-	var write string
+	var write, output string
 	var quiet bool
 	var opts verify.Options
 	cmd := &cobra.Command{
@@ -28,6 +28,9 @@ func verifyCmd(stdout, stderr io.Writer) *cobra.Command {
 		Short: "Explore each machine, within bounds, with the machines it drives, against an abstract environment; report unreached and trapping states, livelocks, unbounded retries and declared properties",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkOutput(output); err != nil {
+				return err
+			}
 			defer batch.TuneGC()()
 			refs, err := ruleRefs(args)
 			if err != nil {
@@ -42,9 +45,14 @@ func verifyCmd(stdout, stderr io.Writer) *cobra.Command {
 				opts.Progress = stderr
 			}
 			bad := false
+			text := stdout
+			reports := []verifyReport{}
+			if output != "" {
+				text = io.Discard
+			}
 			for i, group := range verify.Groups(ms) {
 				if i > 0 {
-					fmt.Fprintln(stdout)
+					fmt.Fprintln(text)
 				}
 				m := group[0]
 				objs, from, err := sampleObjects(group, objects, dirs)
@@ -58,8 +66,14 @@ func verifyCmd(stdout, stderr io.Writer) *cobra.Command {
 				if err != nil {
 					return fmt.Errorf("machine %s: %v", m.Name, err)
 				}
-				if writeReport(stdout, rep, from, m.Source.DeclRange.Filename, write) {
+				if writeReport(text, rep, from, m.Source.DeclRange.Filename, write) {
 					bad = true
+				}
+				reports = append(reports, newVerifyReport(rep, from))
+			}
+			if output != "" {
+				if err := writeStructured(stdout, output, reports); err != nil {
+					return err
 				}
 			}
 			if bad {
@@ -78,7 +92,62 @@ func verifyCmd(stdout, stderr io.Writer) *cobra.Command {
 	cmd.Flags().IntVar(&opts.FaultDepth, "fault-depth", 8, "bound: failed requests are explored along the first N events of a path")
 	cmd.Flags().IntVar(&opts.MaxCascade, "max-cascade", 64, "bound: reconciles one event causes (the objects it wakes, and what their writes wake)")
 	cmd.Flags().BoolVar(&opts.ReadFaults, "read-faults", false, "also fail reads (forbidden, transient), not only the actions' requests")
+	outputFlag(cmd, &output)
 	return cmd
+}
+
+// verifyReport is a verify.Report as -o json|yaml prints it.
+type verifyReport struct {
+	Machine   string   `json:"machine"`
+	Object    string   `json:"object"`
+	From      string   `json:"from"`
+	States    int      `json:"states"`
+	Edges     int      `json:"transitions"`
+	Depth     int      `json:"depth"`
+	Truncated bool     `json:"truncated"`
+	Reached   []string `json:"reached"`
+	// Others are the machines explored with this one and the states
+	// their objects entered.
+	Others   []verify.Reach  `json:"others,omitempty"`
+	Findings []verifyFinding `json:"findings"`
+	// Unused names the accept blocks that matched no finding.
+	Unused []string `json:"unusedAccepts,omitempty"`
+}
+
+type verifyFinding struct {
+	Kind         string       `json:"kind"`
+	Summary      string       `json:"summary"`
+	Path         []verifyStep `json:"path"`
+	Cycle        []verifyStep `json:"cycle,omitempty"`
+	Reproducible bool         `json:"reproducible"`
+	Machine      string       `json:"machine"`
+	// Accepted names the accept block that declares the finding meant,
+	// Because its reason.
+	Accepted string `json:"accepted,omitempty"`
+	Because  string `json:"because,omitempty"`
+}
+
+type verifyStep struct {
+	At    string   `json:"at"`
+	Event string   `json:"event"`
+	Lines []string `json:"lines,omitempty"`
+}
+
+func newVerifyReport(rep *verify.Report, from string) verifyReport {
+	steps := func(ss []*verify.Step) []verifyStep {
+		var out []verifyStep
+		for _, s := range ss {
+			out = append(out, verifyStep{At: scenario.Stamp(s.At), Event: s.Event, Lines: s.Lines})
+		}
+		return out
+	}
+	r := verifyReport{Machine: rep.Machine, Object: rep.Object, From: from, States: rep.States, Edges: rep.Edges,
+		Depth: rep.Depth, Truncated: rep.Truncated, Reached: rep.Reached, Others: rep.Others, Findings: []verifyFinding{}, Unused: rep.Unused}
+	for _, f := range rep.Findings {
+		r.Findings = append(r.Findings, verifyFinding{Kind: f.Kind, Summary: f.Summary, Path: steps(f.Path), Cycle: steps(f.Cycle), Reproducible: f.Reproducible,
+			Machine: f.Machine, Accepted: f.Accepted, Because: f.Because})
+	}
+	return r
 }
 
 // ruleRefs expands folders into the rule files (*.hcl) below them, sorted;

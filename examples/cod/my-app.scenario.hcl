@@ -36,7 +36,7 @@ scenario "my-app: revisions 1 to 4, history limit 2" {
   }
   expect "1m" {
     object = "ConfigMap/default/my-app-settings"
-    fields = { "data.message" = "Hello from revision A", "metadata.uid" = "uid-000007" }
+    fields = { "data.message" = "Hello from revision A", "metadata.uid" = "uid-000009" }
   }
 
   at "10m" {
@@ -75,7 +75,7 @@ scenario "my-app: revisions 1 to 4, history limit 2" {
     object = "ConfigMap/default/my-app-settings"
     fields = {
       "data.message"                          = "Hello from revision B"
-      "metadata.uid"                          = "uid-000007"
+      "metadata.uid"                          = "uid-000009"
       "metadata.ownerReferences.0.name"       = "my-app-2"
       "metadata.ownerReferences.0.controller" = true
       "metadata.ownerReferences.1"            = null
@@ -149,7 +149,7 @@ scenario "my-app: revisions 1 to 4, history limit 2" {
   }
   expect "26m" {
     object = "ConfigMap/default/my-app-settings"
-    fields = { "metadata.uid" = "uid-000007", "metadata.ownerReferences.0.name" = "my-app-4" }
+    fields = { "metadata.uid" = "uid-000009", "metadata.ownerReferences.0.name" = "my-app-4" }
   }
   expect "30m" {
     writes {

@@ -2,7 +2,7 @@
 # times; each repair waits 5, 10, then 20 minutes (the shipped policy).
 # Compare with drift-streak-tuned.scenario.hcl.
 scenario "drift streak with the shipped policy" {
-  rules = ["objectpatch"]
+  rules   = ["objectpatch"]
   run_for = "1h"
   objects = ["namespace.yaml", "deployment.yaml", "deployment-patch.yaml"]
 

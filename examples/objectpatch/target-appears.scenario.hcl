@@ -15,7 +15,7 @@ scenario "target appears after 12 minutes" {
     state  = "Pending"
     reason = "TargetNotFound"
     fields = {
-      "status.outcome"                   = null
+      "status.outcome"                  = null
       "status.conditions[Ready].status" = "False"
     }
   }
@@ -25,9 +25,9 @@ scenario "target appears after 12 minutes" {
     state  = "Applied"
     reason = "Applied"
     fields = {
-      "status.outcome"                   = "Success"
-      "status.observedGeneration"        = 1
-      "status.lastAppliedTime"           = "2026-01-01T00:15:00Z"
+      "status.outcome"                  = "Success"
+      "status.observedGeneration"       = 1
+      "status.lastAppliedTime"          = "2026-01-01T00:15:00Z"
       "status.conditions[Ready].status" = "True"
       "status.conditions[Ready].reason" = "Applied"
     }

@@ -207,6 +207,7 @@ machine "objectpatch" {
     # The annotation stays; the cycle is not started and acceptance is tried
     # again after requeueInterval.
     on "accept" "*" {
+      set    = {} # not the transition's
       to     = Error
       reason = ReapplyNotAccepted
       after  = "param.requeue_interval"

@@ -1,4 +1,3 @@
-// Package archtest holds tests about the shape of the code base itself.
 package archtest
 
 import (

@@ -1,11 +1,3 @@
-// Package controlplane starts and stops a local Kubernetes control plane (etcd
-// and kube-apiserver) for tests, benchmarks and `statecraft dev`.
-//
-// It owns: finding the binaries that hack/controlplane.mk builds into bin/
-// (or $STATECRAFT_BIN), running them through controller-runtime's envtest,
-// installing CRDs from directories, and writing an admin kubeconfig that
-// kubectl can use. It returns a *rest.Config and nothing more: talking to the
-// API server is adapters/kube's job, deciding what to do is the engine's.
 package controlplane
 
 import (
@@ -44,6 +36,10 @@ type Options struct {
 	// for CustomResourceDefinitions; other documents in them are ignored. A
 	// directory that does not exist is an error.
 	CRDDirs []string
+	// CRDFiles are CRD manifests by file name, installed as CRDDirs are:
+	// written into the control plane's temporary folder (removed with it,
+	// by the janitor too), for a caller whose CRDs are embedded.
+	CRDFiles map[string][]byte
 	// KubeconfigPath, when set, is where an admin kubeconfig is written (mode
 	// 0600); Stop removes it.
 	KubeconfigPath string
@@ -60,6 +56,21 @@ type Options struct {
 	// also silences that package's "SetLogger was never called" warning in
 	// a long-running process such as `statecraft dev`.
 	Logger logr.Logger
+	// Controllers also runs kube-controller-manager (garbage collector,
+	// namespace controller, workload controllers), kube-scheduler, and kwok
+	// managing one fake node, NodeName, on which scheduled pods become
+	// Running and Ready: Deployments become Available. Start returns once
+	// the node is Ready and the controller manager has created the default
+	// ServiceAccount. They need ControllerBinaries (`make cluster`); a test
+	// that does not ask for them does not pay for them.
+	Controllers bool
+	// DataDir, when set, keeps etcd's data in DataDir/etcd, and the
+	// controllers' logs in DataDir/logs, across a Stop and the next Start
+	// with the same DataDir: objects survive a restart. The API server's
+	// certificates are made anew at each start (clients need the new
+	// kubeconfig). Empty: everything lives in a temporary folder that Stop
+	// removes.
+	DataDir string
 }
 
 // ControlPlane is a running etcd and kube-apiserver.
@@ -72,8 +83,13 @@ type ControlPlane struct {
 	BinDir string
 	// CRDs lists the names of the CRDs installed by Start, sorted.
 	CRDs []string
+	// LogDir holds the controllers' logs (with Options.Controllers), or "".
+	LogDir string
 
-	env *envtest.Environment
+	env         *envtest.Environment
+	controllers *controllers
+	workDir     string // temporary: certificates, the controllers' kubeconfig
+	janitor     *janitor
 }
 
 // RepoRoot walks up from the working directory to the go.mod of the root
@@ -125,11 +141,21 @@ func BinDir() (string, error) {
 }
 
 // ErrMissingBinaries reports that kube-apiserver or etcd has not been built.
-var ErrMissingBinaries = errors.New("controlplane: binaries missing (run `make controlplane`)")
+var ErrMissingBinaries = errors.New("controlplane: binaries missing (run `make controlplane`, or `make cluster` for the controllers)")
 
 // CheckBinaries returns the binary directory, or an error wrapping
 // ErrMissingBinaries that names each binary missing from it.
 func CheckBinaries(dir string) (string, error) {
+	return checkBinaries(dir, Binaries)
+}
+
+// CheckControllerBinaries is CheckBinaries for a control plane with
+// Options.Controllers: Binaries and ControllerBinaries.
+func CheckControllerBinaries(dir string) (string, error) {
+	return checkBinaries(dir, append(append([]string(nil), Binaries...), ControllerBinaries...))
+}
+
+func checkBinaries(dir string, names []string) (string, error) {
 	if dir == "" {
 		var err error
 		if dir, err = BinDir(); err != nil {
@@ -137,9 +163,9 @@ func CheckBinaries(dir string) (string, error) {
 		}
 	}
 	var missing []string
-	for _, b := range Binaries {
+	for _, b := range names {
 		st, err := os.Stat(filepath.Join(dir, b))
-		if err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
+		if err != nil || st.IsDir() || !strings.HasSuffix(b, ".yaml") && st.Mode()&0o111 == 0 {
 			missing = append(missing, filepath.Join(dir, b))
 		}
 	}
@@ -154,7 +180,11 @@ func CheckBinaries(dir string) (string, error) {
 // they are served, and writes the kubeconfig. Cancelling ctx abandons the
 // start and stops whatever was started.
 func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
-	dir, err := CheckBinaries(opts.BinDir)
+	check := CheckBinaries
+	if opts.Controllers {
+		check = CheckControllerBinaries
+	}
+	dir, err := check(opts.BinDir)
 	if err != nil {
 		return nil, err
 	}
@@ -170,9 +200,54 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 	if timeout == 0 {
 		timeout = 60 * time.Second
 	}
+	work, err := os.MkdirTemp("", "statecraft-controlplane-")
+	if err != nil {
+		return nil, fmt.Errorf("controlplane: %w", err)
+	}
+	jan := startJanitor()
+	jan.dir(work)
+	cleanupEarly := func() {
+		os.RemoveAll(work)
+		jan.done()
+	}
+	etcdDir := filepath.Join(work, "etcd")
+	logDir := work
+	if opts.DataDir != "" {
+		abs, err := filepath.Abs(opts.DataDir)
+		if err != nil {
+			cleanupEarly()
+			return nil, fmt.Errorf("controlplane: data dir: %w", err)
+		}
+		etcdDir, logDir = filepath.Join(abs, "etcd"), filepath.Join(abs, "logs")
+	}
+	for _, d := range []string{etcdDir, logDir, filepath.Join(work, "pki")} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			cleanupEarly()
+			return nil, fmt.Errorf("controlplane: %w", err)
+		}
+	}
+	crdDirs := opts.CRDDirs
+	if len(opts.CRDFiles) > 0 {
+		d := filepath.Join(work, "crds")
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			cleanupEarly()
+			return nil, fmt.Errorf("controlplane: %w", err)
+		}
+		for name, data := range opts.CRDFiles {
+			if filepath.Base(name) != name || !strings.HasSuffix(name, ".yaml") && !strings.HasSuffix(name, ".yml") && !strings.HasSuffix(name, ".json") {
+				cleanupEarly()
+				return nil, fmt.Errorf("controlplane: CRD file name %q: want a plain *.yaml, *.yml or *.json name", name)
+			}
+			if err := os.WriteFile(filepath.Join(d, name), data, 0o600); err != nil {
+				cleanupEarly()
+				return nil, fmt.Errorf("controlplane: %w", err)
+			}
+		}
+		crdDirs = append(append([]string(nil), crdDirs...), d)
+	}
 	env := &envtest.Environment{
 		BinaryAssetsDirectory:    dir,
-		CRDDirectoryPaths:        opts.CRDDirs,
+		CRDDirectoryPaths:        crdDirs,
 		ErrorIfCRDPathMissing:    true,
 		ControlPlaneStartTimeout: timeout,
 		ControlPlaneStopTimeout:  30 * time.Second,
@@ -181,7 +256,8 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 	// envtest prefers $KUBEBUILDER_ASSETS over BinaryAssetsDirectory; the
 	// binaries we built are the ones we mean, so name them explicitly.
 	env.ControlPlane.GetAPIServer().Path = filepath.Join(dir, "kube-apiserver")
-	env.ControlPlane.Etcd = &envtest.Etcd{Path: filepath.Join(dir, "etcd")}
+	env.ControlPlane.GetAPIServer().CertDir = filepath.Join(work, "pki")
+	env.ControlPlane.Etcd = &envtest.Etcd{Path: filepath.Join(dir, "etcd"), DataDir: etcdDir}
 	if kubectl, err := exec.LookPath("kubectl"); err == nil {
 		env.ControlPlane.KubectlPath = kubectl
 	}
@@ -195,6 +271,27 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 		cfg, err := env.Start()
 		done <- started{cfg, err}
 	}()
+	// Until the start is over, watch for the processes envtest starts: the
+	// janitor must know them before this process can die.
+	watching := make(chan struct{})
+	go func() {
+		seen := map[int]bool{}
+		tick := time.NewTicker(50 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			for _, pid := range childrenIn(work, etcdDir) {
+				if !seen[pid] {
+					seen[pid] = true
+					jan.process(pid)
+				}
+			}
+			select {
+			case <-watching:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
 	var res started
 	select {
 	case res = <-done:
@@ -204,19 +301,32 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 			res.err = ctx.Err()
 		}
 	}
+	close(watching)
+	for _, pid := range childrenIn(work, etcdDir) {
+		jan.process(pid)
+	}
 	if res.err != nil {
 		_ = env.Stop()
+		cleanupEarly()
 		return nil, fmt.Errorf("controlplane: start: %w", res.err)
 	}
 
-	cp := &ControlPlane{Config: res.cfg, BinDir: dir, env: env}
+	cp := &ControlPlane{Config: res.cfg, BinDir: dir, env: env, workDir: work, janitor: jan}
+	if opts.Controllers {
+		cs, err := startControllers(ctx, dir, work, logDir, env.ControlPlane.GetAPIServer().CertDir, res.cfg, opts.AttachOutput, timeout, jan.process)
+		if err != nil {
+			_ = cp.Stop()
+			return nil, err
+		}
+		cp.controllers, cp.LogDir = cs, logDir
+	}
 	for _, crd := range env.CRDs {
 		cp.CRDs = append(cp.CRDs, crd.Name)
 	}
 	sort.Strings(cp.CRDs)
 	if opts.KubeconfigPath != "" {
 		if err := WriteKubeconfig(opts.KubeconfigPath, res.cfg, "admin"); err != nil {
-			_ = env.Stop()
+			_ = cp.Stop()
 			return nil, err
 		}
 		cp.KubeconfigPath = opts.KubeconfigPath
@@ -224,14 +334,23 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 	return cp, nil
 }
 
-// Stop stops kube-apiserver and etcd, deletes their data and removes the
-// kubeconfig written by Start. It is safe to call more than once.
+// Stop stops the controllers, kube-apiserver and etcd, deletes their data
+// (but for Options.DataDir) and removes the kubeconfig written by Start. It
+// is safe to call more than once.
 func (cp *ControlPlane) Stop() error {
 	if cp == nil || cp.env == nil {
 		return nil
 	}
+	if cp.controllers != nil {
+		cp.controllers.stop()
+		cp.controllers = nil
+	}
 	err := cp.env.Stop()
 	cp.env = nil
+	if rmErr := os.RemoveAll(cp.workDir); rmErr != nil && err == nil {
+		err = rmErr
+	}
+	cp.janitor.done()
 	if cp.KubeconfigPath != "" {
 		if rmErr := os.Remove(cp.KubeconfigPath); rmErr != nil && !os.IsNotExist(rmErr) && err == nil {
 			err = rmErr

@@ -35,11 +35,27 @@ func SkipOrFail(tb testing.TB) {
 	}
 }
 
+// SkipOrFailControllers is SkipOrFail for a control plane with
+// Options.Controllers, which also needs ControllerBinaries (`make cluster`).
+func SkipOrFailControllers(tb testing.TB) {
+	tb.Helper()
+	if _, err := CheckControllerBinaries(""); err != nil {
+		if Required() {
+			tb.Fatalf("%s is 1 but the cluster's controllers cannot run: %v", EnvRequire, err)
+		}
+		tb.Skip(err)
+	}
+}
+
 // StartForTest starts a control plane for one test (or SkipOrFail decides),
 // and stops it when the test ends.
 func StartForTest(tb testing.TB, opts Options) *ControlPlane {
 	tb.Helper()
-	SkipOrFail(tb)
+	if opts.Controllers {
+		SkipOrFailControllers(tb)
+	} else {
+		SkipOrFail(tb)
+	}
 	cp, err := Start(context.Background(), opts)
 	if err != nil {
 		if errors.Is(err, ErrMissingBinaries) && !Required() {

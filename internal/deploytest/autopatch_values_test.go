@@ -28,7 +28,7 @@ func TestChartAutoPatchValues(t *testing.T) {
 		a, _, _ := unstructured.NestedStringSlice(container(t, render(t, set)), "args")
 		return a
 	}
-	base := []string{"run", "--leader-elect", "--metrics-addr=:8080"}
+	base := []string{"run", "--leader-elect", "--metrics-addr=:8080", "--health-addr=:8081"}
 	if got := args(map[string]any{}); !slices.Equal(got, base) {
 		t.Errorf("defaults: args %v, want %v", got, base)
 	}

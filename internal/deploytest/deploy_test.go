@@ -81,7 +81,11 @@ func TestMain(m *testing.M) {
 			}
 		}
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if binPath != "" {
+		os.RemoveAll(filepath.Dir(binPath)) // the binary run_e2e_test.go built
+	}
+	os.Exit(code)
 }
 
 // objects is a set of manifests keyed by kind/namespace/name.
@@ -228,6 +232,11 @@ func render(t testing.TB, set map[string]any) objects {
 }
 
 func renderList(ch *chart.Chart, set map[string]any) ([]*unstructured.Unstructured, error) {
+	return renderRelease(ch, releaseName, namespace, set)
+}
+
+// renderRelease renders the chart as release name in namespace ns.
+func renderRelease(ch *chart.Chart, name, ns string, set map[string]any) ([]*unstructured.Unstructured, error) {
 	vals := map[string]any{}
 	for path, v := range set {
 		m := vals
@@ -246,8 +255,8 @@ func renderList(ch *chart.Chart, set map[string]any) ([]*unstructured.Unstructur
 	inst.DryRun = true
 	inst.ClientOnly = true
 	inst.Replace = true
-	inst.ReleaseName = releaseName
-	inst.Namespace = namespace
+	inst.ReleaseName = name
+	inst.Namespace = ns
 	rel, err := inst.Run(ch, vals)
 	if err != nil {
 		return nil, fmt.Errorf("render with %v: %w", set, err)
@@ -630,7 +639,7 @@ func container(t *testing.T, all objects) map[string]any {
 func TestDeployment(t *testing.T) {
 	c := container(t, index(t, "examples/deploy", examples(t)))
 	args, _, _ := unstructured.NestedStringSlice(c, "args")
-	if want := []string{"run", "--leader-elect", "--metrics-addr=:8080"}; !slices.Equal(args, want) {
+	if want := []string{"run", "--leader-elect", "--metrics-addr=:8080", "--health-addr=:8081"}; !slices.Equal(args, want) {
 		t.Errorf("args %v, want %v", args, want)
 	}
 	for _, p := range []struct{ probe, path string }{{"livenessProbe", "/healthz"}, {"readinessProbe", "/readyz"}} {

@@ -80,12 +80,13 @@ func TestCRDs(t *testing.T) {
 					cols = append(cols, at(t, col, "name").(string))
 				}
 			}
-			// kubectl get shows the target, outcome, reason and age (issue 6).
-			eq(cols, []string{"Kind", "Target", "State", "Outcome", "Reason", "Age"}, "printer columns")
-			for i, path := range []string{".spec.targetRef.kind", ".spec.targetRef.name", ".status.state", ".status.outcome", ".status.reason", ".metadata.creationTimestamp"} {
+			// kubectl get shows the target, state, Ready condition, outcome,
+			// reason and age (issues 6 and 16).
+			eq(cols, []string{"Kind", "Target", "State", "Ready", "Outcome", "Reason", "Age"}, "printer columns")
+			for i, path := range []string{".spec.targetRef.kind", ".spec.targetRef.name", ".status.state", `.status.conditions[?(@.type=="Ready")].status`, ".status.outcome", ".status.reason", ".metadata.creationTimestamp"} {
 				eq(at(t, v, "additionalPrinterColumns", i, "jsonPath"), path, cols[i]+" column")
 			}
-			eq(at(t, v, "additionalPrinterColumns", 5, "type"), "date", "Age column")
+			eq(at(t, v, "additionalPrinterColumns", 6, "type"), "date", "Age column")
 
 			schema := at(t, v, "schema", "openAPIV3Schema")
 			spec := at(t, schema, "properties", "spec")

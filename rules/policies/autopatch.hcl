@@ -761,6 +761,7 @@ machine "autopatch" {
     }
     # Nothing was written: try again at the next tick.
     on "dry_run" "*" {
+      set    = {} # not the transition's
       to     = Active
       reason = StartRefused
       after  = "param.tick"
@@ -768,11 +769,13 @@ machine "autopatch" {
     # Someone changed the cluster since it was read: nothing is overwritten
     # and nothing created; the next tick decides again.
     on "version" "conflict" {
+      set    = {} # not the transition's
       to     = Active
       reason = VersionChanged
       after  = "param.tick"
     }
     on "version" "*" {
+      set    = {} # not the transition's
       to     = Active
       reason = VersionNotWritten
       after  = "param.tick"

@@ -118,11 +118,11 @@ machine "clusterextension" {
     CEL
   }
   let "cod_controller" {
-    value = "deployment.exists ? rollout.controller(deployment.object) : {}"
+    value = "rollout.controller(deployment.object)"
   }
   # A COD of this name controlled by another owner is not taken over.
   let "foreign" {
-    value = "deployment.exists && size(cod_controller) > 0 && cod_controller.?uid.orValue('') != uid"
+    value = "deployment.exists && has(cod_controller.uid) && cod_controller.?uid.orValue('') != uid"
   }
   let "cod_current" {
     value = "deployment.exists && patch.contains(deployment.object, desired)"

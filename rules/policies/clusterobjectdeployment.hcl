@@ -95,20 +95,20 @@ machine "clusterobjectdeployment" {
     value = "size(active_members) > 0 ? [active_members[size(active_members) - 1]] : []"
   }
   let "top_controller" {
-    value = "size(top) > 0 ? rollout.controller(top[0]) : {}"
+    value = "rollout.controller(size(top) > 0 ? top[0] : {})"
   }
   let "top_managed" {
     value = "size(top) > 0 && top[0].metadata.?labels[?'apps.kubernetes.io/managed-by'].orValue('') == 'object-controller'"
   }
   let "owner_conflict" {
-    value = "size(top) > 0 && size(top_controller) > 0 && top_controller.uid != uid && !(top_controller.kind == 'ClusterObjectDeployment' && top_controller.name == self.metadata.name)"
+    value = "size(top) > 0 && has(top_controller.uid) && top_controller.uid != uid && !(top_controller.kind == 'ClusterObjectDeployment' && top_controller.name == self.metadata.name)"
   }
   let "unmanaged" {
-    value = "size(top) > 0 && size(top_controller) == 0 && !top_managed"
+    value = "size(top) > 0 && !has(top_controller.uid) && !top_managed"
   }
   # Ownerless, non-deleting group members with the managed-by label.
   let "adoptable" {
-    value = "group.filter(s, !has(s.metadata.deletionTimestamp) && size(rollout.controller(s)) == 0 && s.metadata.?labels[?'apps.kubernetes.io/managed-by'].orValue('') == 'object-controller')"
+    value = "group.filter(s, !has(s.metadata.deletionTimestamp) && !has(rollout.controller(s).uid) && s.metadata.?labels[?'apps.kubernetes.io/managed-by'].orValue('') == 'object-controller')"
   }
   let "meta_error" {
     value = "rollout.metadataError(dyn(self.spec.template).?metadata.orValue({}))"
@@ -315,6 +315,7 @@ machine "clusterobjectdeployment" {
     # A failed creation consumes no deadline budget: the budget starts at the
     # creationTimestamp of the COS that exists.
     on "*" "*" {
+      set    = {} # not the transition's
       to     = Progressing
       reason = RevisionCreateFailed
       after  = "param.retry_interval"

@@ -6,10 +6,15 @@
 # one group, archives its predecessors once it is complete, and tears down
 # in reverse phase order once archived.
 #
-# Every decision is here. library/rollout.go computes: rollout.resolve
-# (render inline manifests and secretRef objects, static validation),
-# rollout.kinds, rollout.plan (ownership relation, collision protection,
-# probes, what to apply), rollout.teardown, rollout.setConditions.
+# Every decision is here: which relation an object has to the revision
+# (owned, adopted, progressed, a collision), which collision protection wins
+# and its default, when a kind of object is ready, the order of phases in a
+# rollout and in a teardown. library/rollout.go computes the facts they are
+# decided on: rollout.resolve (render inline manifests and secretRef
+# objects, static validation), rollout.kinds, rollout.observe (each object
+# beside the cluster: exists, its controller and that controller's
+# revision, in sync, the manifest with this revision's owner references),
+# rollout.probe (the author's progression probes), rollout.setConditions.
 #
 # Ready condition reasons (the seed names the COS Ready condition and
 # PreconditionsNotMet; the other reasons follow operator-controller PR #2503
@@ -17,12 +22,6 @@
 #   Ready (True), RollingOut, PreconditionsNotMet, ObjectCollision,
 #   InvalidSpecification, Superseded, TearingDown, TeardownError, Archived
 #   (all False).
-#
-# Engine gap worked around: an observation reads one object or one kind by
-# label selector, never a computed list of references. The objects of a
-# revision can be of any kind, so the machine records the distinct kinds of
-# its objects in status.kinds and lists each kind (at most 8) with one
-# observation per slot, kind0 ... kind7.
 machine "clusterobjectset" {
   description = "Apply one revision's objects in ordered phases, probe them, hand them over to newer revisions and tear them down when archived."
   max_steps   = 64
@@ -61,37 +60,11 @@ machine "clusterobjectset" {
     when = "self.spec.lifecycleState == 'Active'"
     list = "{'apiVersion': 'olm.operatorframework.io/v1', 'kind': 'ClusterObjectSet', 'namespace': ''}"
   }
-  observe "kind0" {
-    when = "size(status.?kinds.orValue([])) > 0"
-    list = "{'apiVersion': status.kinds[0].apiVersion, 'kind': status.kinds[0].kind, 'namespace': ''}"
-  }
-  observe "kind1" {
-    when = "size(status.?kinds.orValue([])) > 1"
-    list = "{'apiVersion': status.kinds[1].apiVersion, 'kind': status.kinds[1].kind, 'namespace': ''}"
-  }
-  observe "kind2" {
-    when = "size(status.?kinds.orValue([])) > 2"
-    list = "{'apiVersion': status.kinds[2].apiVersion, 'kind': status.kinds[2].kind, 'namespace': ''}"
-  }
-  observe "kind3" {
-    when = "size(status.?kinds.orValue([])) > 3"
-    list = "{'apiVersion': status.kinds[3].apiVersion, 'kind': status.kinds[3].kind, 'namespace': ''}"
-  }
-  observe "kind4" {
-    when = "size(status.?kinds.orValue([])) > 4"
-    list = "{'apiVersion': status.kinds[4].apiVersion, 'kind': status.kinds[4].kind, 'namespace': ''}"
-  }
-  observe "kind5" {
-    when = "size(status.?kinds.orValue([])) > 5"
-    list = "{'apiVersion': status.kinds[5].apiVersion, 'kind': status.kinds[5].kind, 'namespace': ''}"
-  }
-  observe "kind6" {
-    when = "size(status.?kinds.orValue([])) > 6"
-    list = "{'apiVersion': status.kinds[6].apiVersion, 'kind': status.kinds[6].kind, 'namespace': ''}"
-  }
-  observe "kind7" {
-    when = "size(status.?kinds.orValue([])) > 7"
-    list = "{'apiVersion': status.kinds[7].apiVersion, 'kind': status.kinds[7].kind, 'namespace': ''}"
+  # Every kind the revision's objects are of, listed cluster-wide: a
+  # revision's objects can be of any kind.
+  observe "live" {
+    for_each = "kinds"
+    list     = "{'apiVersion': item.apiVersion, 'kind': item.kind, 'namespace': ''}"
   }
 
   let "resolved" {
@@ -100,23 +73,144 @@ machine "clusterobjectset" {
   let "kinds" {
     value = "rollout.kinds(resolved.objects)"
   }
-  let "live" {
-    value = "[kind0.items, kind1.items, kind2.items, kind3.items, kind4.items, kind5.items, kind6.items, kind7.items]"
+  let "observed" {
+    value = "rollout.observe(self, resolved.objects, live.map(l, l.items))"
+  }
+
+  # ---- Collision protection and ownership (boxcutter's handoff and
+  # collision rules). ----
+
+  # Prevent, IfNoController or None: the object's, else its phase's, else
+  # the spec's, else Prevent.
+  function "protection" {
+    params = [o]
+    value  = "[o.collisionProtection.object, o.collisionProtection.phase, self.spec.?collisionProtection.orValue(''), 'Prevent'].filter(p, p != '')[0]"
+  }
+  # What an object is to this revision: "create" (it does not exist),
+  # "owned" (this revision controls it), "adopt" (a lower revision of the
+  # group controls it: a handoff; or it has no controller and protection is
+  # IfNoController or None; or another controller and protection is None),
+  # "progressed" (a higher revision of the group controls it: this one
+  # leaves it alone) or "collision" (anything else).
+  function "relation" {
+    params = [o]
+    value  = <<-CEL
+      !o.exists ? 'create' :
+      o.controlledBySelf ? 'owned' :
+      o.controllerRevision > 0 ? (
+        o.controllerRevision < self.spec.revision ? 'adopt' :
+        o.controllerRevision > self.spec.revision ? 'progressed' : 'collision') :
+      has(o.controller.uid) ? (protection(o) == 'None' ? 'adopt' : 'collision') :
+      protection(o) == 'Prevent' ? 'collision' : 'adopt'
+    CEL
+  }
+  function "describe" {
+    params = [r]
+    value  = "r.kind + ' ' + (r.namespace != '' ? r.namespace + '/' + r.name : r.name)"
+  }
+  function "collision_message" {
+    params = [o]
+    value  = <<-CEL
+      describe(o.ref) + (
+        o.controllerRevision > 0 ? ' is controlled by ' + o.controller.kind + ' ' + o.controller.name + ' with the same revision' :
+        has(o.controller.uid) ? ' is controlled by ' + o.controller.kind + ' ' + o.controller.name + ' (collisionProtection ' + protection(o) + ')' :
+        ' exists and is not managed by this revision (collisionProtection Prevent)')
+    CEL
+  }
+
+  # ---- Readiness (the operator-controller applier's default progression
+  # probes, then the revision's own). ----
+
+  function "condition_unmet" {
+    params = [obj, ctype, want]
+    value  = "obj.?status.?conditions.orValue([]).filter(c, c.?type.orValue('') == ctype).map(c, c.?status.orValue(''))[?0].orValue('') == want ? '' : 'condition ' + ctype + ' is not ' + want"
+  }
+  function "field_unmet" {
+    params = [field, path, want]
+    value  = "field.hasValue() && string(field.value()) == want ? '' : path + ' is ' + (field.hasValue() ? string(field.value()) : 'unset') + ', not ' + want"
+  }
+  # Why a live object of a kind with a readiness rule is not ready ('' when
+  # it is, or its kind has none).
+  function "kind_unready" {
+    params = [obj]
+    value  = <<-CEL
+      cel.bind(group, obj.apiVersion.contains('/') ? obj.apiVersion.split('/')[0] : '',
+        group == 'apiextensions.k8s.io' && obj.kind == 'CustomResourceDefinition' ? condition_unmet(obj, 'Established', 'True') :
+        group == 'cert-manager.io' && obj.kind in ['Certificate', 'Issuer'] ? condition_unmet(obj, 'Ready', 'True') :
+        group == '' && obj.kind == 'Namespace' ? field_unmet(obj.?status.?phase, 'status.phase', 'Active') :
+        group == '' && obj.kind == 'PersistentVolumeClaim' ? field_unmet(obj.?status.?phase, 'status.phase', 'Bound') :
+        group == 'apps' && obj.kind in ['Deployment', 'StatefulSet'] ? (
+          obj.?status.?updatedReplicas.orValue(0) != obj.?spec.?replicas.orValue(1)
+            ? 'status.updatedReplicas is ' + (obj.?status.?updatedReplicas.hasValue() ? string(obj.status.updatedReplicas) : 'unset') + ', not ' + string(obj.?spec.?replicas.orValue(1))
+            : condition_unmet(obj, 'Available', 'True')) :
+        '')
+    CEL
+  }
+  # Why a live object this revision controls is not ready ('' when it is):
+  # an observed generation behind its generation, its kind's rule, then the
+  # revision's progression probes.
+  function "unready" {
+    params = [obj]
+    value  = <<-CEL
+      obj.?status.?observedGeneration.hasValue() && obj.?metadata.?generation.hasValue() && obj.status.observedGeneration != obj.metadata.generation
+        ? 'status.observedGeneration ' + string(obj.status.observedGeneration) + ' is behind metadata.generation ' + string(obj.metadata.generation) :
+      kind_unready(obj) != '' ? kind_unready(obj) :
+      rollout.probe(obj, self.spec.?progressionProbes.orValue([])).message
+    CEL
+  }
+
+  # ---- The rollout: phases in order; the first incomplete one is active. ----
+
+  # Each object with its relation and, for one this revision controls and
+  # holds in sync, why it is not ready yet.
+  let "assessed" {
+    value = <<-CEL
+      observed.map(o, cel.bind(relation, relation(o), {
+        'object': o, 'relation': relation,
+        'unready': relation == 'owned' && o.inSync ? unready(o.live) : ''}))
+    CEL
+  }
+  # A phase is complete when every object in it is owned, in sync and ready,
+  # or controlled by a newer revision.
+  let "incomplete" {
+    value = "assessed.filter(a, a.relation == 'collision' || a.relation != 'progressed' && (a.relation != 'owned' || !a.object.inSync || a.unready != ''))"
   }
   let "plan" {
-    value = "rollout.plan(self, resolved.objects, live)"
+    value = <<-CEL
+      cel.bind(active, size(incomplete) > 0 ? incomplete[0].object.phaseIndex : -1,
+      cel.bind(here, assessed.filter(a, a.object.phaseIndex == active), {
+        'phases': size(observed.map(o, o.phaseIndex).distinct()),
+        'complete': size(incomplete) == 0,
+        'activeName': size(incomplete) > 0 ? incomplete[0].object.phase : '',
+        'apply': here.filter(a, a.relation in ['create', 'adopt'] || a.relation == 'owned' && !a.object.inSync).map(a, a.object.manifest),
+        'collisions': here.filter(a, a.relation == 'collision').map(a, collision_message(a.object)),
+        'probeFailures': here.filter(a, a.relation == 'owned' && a.object.inSync && a.unready != '').map(a, describe(a.object.ref) + ': ' + a.unready),
+        'progressed': assessed.filter(a, a.relation == 'progressed').map(a, describe(a.object.ref) + ' is controlled by the newer revision ' + a.object.controller.name)}))
+    CEL
   }
+
+  # ---- The teardown, in reverse phase order (reference, boxcutter
+  # Teardown): in the last phase that still holds an object carrying this
+  # revision's owner reference (or one being deleted), delete what it
+  # controls, release (remove its reference from) what another revision
+  # controls, and wait for what is being deleted. ----
   let "teardown" {
-    value = "rollout.teardown(self, resolved.objects, live)"
+    value = <<-CEL
+      cel.bind(work, observed.filter(o, o.exists && (o.deleting || o.referencedBySelf)),
+      cel.bind(last, size(work) > 0 ? math.greatest(work.map(o, o.phaseIndex)) : -1,
+      cel.bind(here, work.filter(o, o.phaseIndex == last), {
+        'done': size(work) == 0,
+        'phase': size(here) > 0 ? here[0].phase : '',
+        'waiting': here.filter(o, o.deleting).map(o, o.ref),
+        'delete': here.filter(o, !o.deleting && o.controlledBySelf).map(o, o.ref),
+        'release': here.filter(o, !o.deleting && !o.controlledBySelf).map(o, {'ref': o.ref, 'ownerReferences': o.ownerReferences})})))
+    CEL
   }
   let "archived" {
     value = "self.spec.lifecycleState == 'Archived'"
   }
   let "reason" {
     value = "status.?reason.orValue('')"
-  }
-  let "message" {
-    value = "status.?message.orValue('')"
   }
   # Lower revisions of the same group under the same controller owner that
   # are still Active: archived once this revision is complete (the seed: "the
@@ -174,21 +268,6 @@ machine "clusterobjectset" {
     conditions = { Ready = False }
   }
 
-  # ---- Which kinds to read: recorded first, in every state. ----
-
-  # Kinds are recorded before anything else; a revision's objects are
-  # immutable, so once is enough. They are recorded in whatever state the
-  # revision is: one whose Secret appears late resolves only then, in
-  # PreconditionsNotMet, and without its kinds it would never read its
-  # objects and apply them again and again (seed 002: RevisionPreconditionsNotMet
-  # "is a retrying state"; "a revision that later completes records
-  # status.completedAt"). The route keeps the state, reason and message.
-  transition "record kinds" {
-    from = ["*"]
-    when = "resolved.errorKind == '' && status.?kinds.orValue([]) != kinds && size(kinds) <= 8"
-    set  = { kinds = "kinds" }
-  }
-
   # ---- Archived: teardown in reverse phase order (reference, boxcutter
   # Teardown): delete what this revision still controls, release (remove
   # its owner reference from) what a newer revision took over, then Archived.
@@ -215,11 +294,13 @@ machine "clusterobjectset" {
 
     # Already gone: the next step sees it.
     on "*" "not_found" {
+      set    = {} # not the transition's
       to     = TearingDown
       reason = TearingDown
       after  = "duration('0s')"
     }
     on "*" "*" {
+      set    = {} # not the transition's
       to     = TearingDown
       reason = TeardownError
       after  = "param.retry_interval"
@@ -230,7 +311,7 @@ machine "clusterobjectset" {
   # reads them again.
   transition "wait for deletion" {
     from    = ["*"]
-    when    = "archived && size(teardown.delete) + size(teardown.release) == 0 && size(teardown.waiting) > 0 && (reason != 'TearingDown' || message != 'phase ' + teardown.phase + ': waiting for the deletion of ' + teardown.waiting.map(r, r.kind + ' ' + r.name).join(', '))"
+    when    = "archived && size(teardown.delete) + size(teardown.release) == 0 && size(teardown.waiting) > 0"
     to      = TearingDown
     reason  = TearingDown
     message = "'phase ' + teardown.phase + ': waiting for the deletion of ' + teardown.waiting.map(r, r.kind + ' ' + r.name).join(', ')"
@@ -247,7 +328,7 @@ machine "clusterobjectset" {
 
   transition "torn down" {
     from    = ["*"]
-    when    = "archived && teardown.done && reason != 'Archived'"
+    when    = "archived && teardown.done"
     to      = Archived
     reason  = Archived
     message = "'teardown complete'"
@@ -258,23 +339,15 @@ machine "clusterobjectset" {
 
   transition "invalid objects" {
     from    = ["*"]
-    when    = "!archived && resolved.errorKind == 'invalid' && (reason != 'InvalidSpecification' || message != resolved.error)"
+    when    = "!archived && resolved.errorKind == 'invalid'"
     to      = InvalidSpecification
     reason  = InvalidSpecification
     message = "resolved.error"
   }
 
-  transition "too many kinds" {
-    from    = ["*"]
-    when    = "!archived && resolved.errorKind == '' && size(kinds) > 8 && reason != 'InvalidSpecification'"
-    to      = InvalidSpecification
-    reason  = InvalidSpecification
-    message = "'a revision may hold objects of at most 8 kinds (it holds ' + string(size(kinds)) + ')'"
-  }
-
   transition "secret missing" {
     from    = ["*"]
-    when    = "!archived && resolved.errorKind == 'missing' && (reason != 'PreconditionsNotMet' || message != resolved.error)"
+    when    = "!archived && resolved.errorKind == 'missing'"
     to      = PreconditionsNotMet
     reason  = PreconditionsNotMet
     message = "resolved.error"
@@ -282,12 +355,10 @@ machine "clusterobjectset" {
 
   # ---- Rollout of the first incomplete phase. ----
 
-  # Collision protection (Prevent, IfNoController, None; object > phase >
-  # spec, default Prevent) is decided per object by rollout.plan; a phase
-  # with a collision is not applied at all.
+  # A phase with a collision (see relation) is not applied at all.
   transition "collision" {
     from    = ["*"]
-    when    = "!archived && size(plan.collisions) > 0 && (reason != 'ObjectCollision' || message != collision_message)"
+    when    = "!archived && size(plan.collisions) > 0"
     to      = ObjectCollision
     reason  = ObjectCollision
     message = "collision_message"
@@ -318,10 +389,12 @@ machine "clusterobjectset" {
     # The server refused a rendered object: a hard stall; the revision is
     # immutable, so only a new revision resolves it.
     on "apply" "invalid" {
+      set    = {} # not the transition's
       to     = InvalidSpecification
       reason = InvalidSpecification
     }
     on "apply" "not_retained" {
+      set     = {} # not the transition's
       to      = PreconditionsNotMet
       reason  = PreconditionsNotMet
       message = "'phase ' + plan.activeName + ': the server accepted an object but does not hold it as applied: ' + last.message"
@@ -329,6 +402,7 @@ machine "clusterobjectset" {
     }
     # A missing namespace or kind, a refused or failed request.
     on "*" "*" {
+      set     = {} # not the transition's
       to      = PreconditionsNotMet
       reason  = PreconditionsNotMet
       message = "'phase ' + plan.activeName + ': ' + last.message"
@@ -338,7 +412,7 @@ machine "clusterobjectset" {
 
   transition "wait for probes" {
     from    = ["*"]
-    when    = "!archived && resolved.errorKind == '' && size(plan.collisions) == 0 && size(plan.apply) == 0 && size(plan.probeFailures) > 0 && (reason != 'RollingOut' || message != probe_message)"
+    when    = "!archived && resolved.errorKind == '' && size(plan.collisions) == 0 && size(plan.apply) == 0 && size(plan.probeFailures) > 0"
     to      = RollingOut
     reason  = RollingOut
     message = "probe_message"
@@ -350,22 +424,10 @@ machine "clusterobjectset" {
   # to be archived, not Ready.
   transition "superseded" {
     from    = ["*"]
-    when    = "!archived && resolved.errorKind == '' && plan.complete && size(plan.progressed) > 0 && !has(status.completedAt) && reason != 'Superseded'"
+    when    = "!archived && resolved.errorKind == '' && plan.complete && size(plan.progressed) > 0 && !has(status.completedAt)"
     to      = RollingOut
     reason  = Superseded
     message = "plan.progressed.join('; ')"
-  }
-
-  # Every phase complete: Ready; completedAt is recorded the first time and
-  # never changed (completion is historical). A revision that completed
-  # stays Ready when a newer revision takes its objects over.
-  transition "complete" {
-    from    = ["*"]
-    when    = "!archived && resolved.errorKind == '' && plan.complete && (size(plan.progressed) == 0 || has(status.completedAt)) && reason != 'Ready'"
-    to      = Ready
-    reason  = Ready
-    message = "'all ' + string(size(plan.phases)) + ' phase(s) complete'"
-    set     = { completedAt = "has(status.completedAt) ? status.completedAt : string(now)", activePhase = "null" }
   }
 
   transition "archive predecessors" {
@@ -392,5 +454,18 @@ machine "clusterobjectset" {
       reason = Ready
       after  = "param.retry_interval"
     }
+  }
+
+  # Every phase complete: Ready, entered from any other state;
+  # completedAt is recorded the first time and never changed (completion is
+  # historical). A revision that completed stays Ready when a newer revision
+  # takes its objects over.
+  transition "complete" {
+    from    = [Pending, RollingOut, PreconditionsNotMet, ObjectCollision, InvalidSpecification, TearingDown]
+    when    = "!archived && resolved.errorKind == '' && plan.complete && (size(plan.progressed) == 0 || has(status.completedAt))"
+    to      = Ready
+    reason  = Ready
+    message = "'all ' + string(plan.phases) + ' phase(s) complete'"
+    set     = { completedAt = "has(status.completedAt) ? status.completedAt : string(now)", activePhase = "null" }
   }
 }

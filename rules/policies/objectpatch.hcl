@@ -7,7 +7,7 @@
 # conditions Ready and Drifted).
 #
 # Every decision is here. library supplies only computations:
-# objpatch.validate, objpatch.plan, objpatch.satisfied, objpatch.arbitrate,
+# objpatch.validate, objpatch.plan, objpatch.retained, objpatch.arbitrate,
 # backoff, ref.
 machine "objectpatch" {
   description = "Apply a JSON merge patch and selector operations to one target object and keep them applied."
@@ -117,11 +117,14 @@ machine "objectpatch" {
   let "plan" {
     value = "objpatch.plan(target.object, self.spec)"
   }
+  # Judged as the API server renders a patch (plan.retained): its defaults
+  # (a container in a list the patch sets gets imagePullPolicy and more)
+  # and canonical quantities are the patch applied, not drift.
   let "matches" {
-    value = "target.exists && plan.ok && !plan.changed"
+    value = "target.exists && plan.ok && plan.retained"
   }
   let "drifted" {
-    value = "target.exists && plan.ok && plan.changed"
+    value = "target.exists && plan.ok && !plan.retained"
   }
   let "retry_count" {
     value = "int(status.?retryCount.orValue(0))"
@@ -211,6 +214,7 @@ machine "objectpatch" {
     # The annotation stays; the cycle is not started and acceptance is tried
     # again after requeueInterval.
     on "accept" "*" {
+      set    = {} # not the transition's
       to     = Error
       reason = ReapplyNotAccepted
       after  = "param.requeue_interval"
@@ -352,7 +356,7 @@ machine "objectpatch" {
       when   = "plan.merge != null"
       target = "ref(target.object)"
       body   = "plan.merge"
-      expect = "plan.json != null || objpatch.satisfied(result, self.spec)"
+      expect = "plan.json != null || objpatch.retained(result, self.spec)"
     }
     do "patch_ops" {
       verb   = patch
@@ -360,7 +364,7 @@ machine "objectpatch" {
       type   = json
       target = "ref(target.object)"
       body   = "plan.json"
-      expect = "objpatch.satisfied(result, self.spec)"
+      expect = "objpatch.retained(result, self.spec)"
     }
     to     = Applied
     reason = Applied

@@ -2,7 +2,9 @@ package kubeworld
 
 import (
 	"context"
+	"fmt"
 	"sync"
+	"time"
 
 	"github.com/statecraft/statecraft/adapters"
 	"github.com/statecraft/statecraft/adapters/sim"
@@ -84,6 +86,13 @@ func (w *World) Apply(obj map[string]any) error {
 	if res.Outcome != adapters.OK {
 		return &applyError{ref: ref, res: res}
 	}
+	if ref.APIVersion == "apiextensions.k8s.io/v1" && ref.Kind == "CustomResourceDefinition" {
+		// Staged objects of its kind may follow: a real server serves
+		// them once the CRD is Established, a moment later.
+		if err := w.established(ctx, ref); err != nil {
+			return err
+		}
+	}
 	if _, ok := obj["status"]; ok {
 		res = w.api.Do(ctx, adapters.Request{Verb: adapters.Patch, Ref: ref, Subresource: "status", PatchType: adapters.MergePatch, Body: map[string]any{"status": body.(map[string]any)["status"]}})
 		if res.Outcome != adapters.OK && res.Outcome != adapters.Unsupported {
@@ -104,4 +113,27 @@ type applyError struct {
 
 func (e *applyError) Error() string {
 	return "create " + e.ref.String() + ": " + string(e.res.Outcome) + ": " + e.res.Message
+}
+
+// established waits, a bounded wall-clock while, for a staged CRD to be
+// Established.
+func (w *World) established(ctx context.Context, ref adapters.Ref) error {
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		res := w.api.Do(ctx, adapters.Request{Verb: adapters.Get, Ref: ref})
+		if res.Outcome == adapters.OK {
+			st, _ := res.Object["status"].(map[string]any)
+			conds, _ := st["conditions"].([]any)
+			for _, c := range conds {
+				m, _ := c.(map[string]any)
+				if m["type"] == "Established" && m["status"] == "True" {
+					return nil
+				}
+			}
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("create %s: not Established after 30s", ref)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }

@@ -24,4 +24,9 @@ machine "m" {
     to    = A
     after = "param.wait + 1" # ERROR: Invalid expression
   }
+  transition "computed reason" {
+    from    = [A]
+    reason  = "1 + 1" # ERROR: Wrong expression type
+    reasons = [Two]
+  }
 }

@@ -90,11 +90,11 @@ scenario "hold annotation: a cluster opts out, the executor honours it" {
       count    = 1
     }
     writes {
-      verb    = "create"
-      kind    = "TalosOperation"
-      dry_run = false
+      verb     = "create"
+      kind     = "TalosOperation"
+      dry_run  = false
       identity = "system:serviceaccount:ichor-system:ichor-auto-patch"
-      count   = 1
+      count    = 1
     }
   }
   # The holds are lifted: alice's operation runs, to the spec's v1.10.3.

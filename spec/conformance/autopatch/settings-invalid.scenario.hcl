@@ -6,7 +6,7 @@
 scenario "a malformed window is reported, never used" {
   rules   = ["executor.hcl"]
   run_for = "10m"
-  objects = ["namespaces.yaml", "../../crds/ichor.maesh.dev_talosclusters.yaml", "../../crds/ichor.maesh.dev_talosoperations.yaml", "installation-badwindow.yaml", "prod.yaml"]
+  objects = ["relaxed-installation-crd.yaml", "namespaces.yaml", "../../crds/ichor.maesh.dev_talosclusters.yaml", "../../crds/ichor.maesh.dev_talosoperations.yaml", "installation-badwindow.yaml", "prod.yaml"]
 
   # Ticks on the minute, so that guard timings read exactly; the shipped
   # jitter is shown by tick-jitter.scenario.hcl.

@@ -30,6 +30,6 @@ scenario "ticks every minute with jitter" {
   expect "12m" {
     object = "IchorInstallation/ichor-system/ichor"
     # Ten ticks after the start, 22s of jitter in all.
-    fields = { "status.autoPatch.started.fleet/prod" = "2026-01-01T02:00:22Z" }
+    fields = { "status.autoPatch.started.fleet/prod" = "2026-01-01T02:00:26Z" }
   }
 }

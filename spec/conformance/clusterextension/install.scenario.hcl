@@ -74,6 +74,7 @@ scenario "first install" {
         observedGeneration = 1
         replicas           = 1
         updatedReplicas    = 1
+        readyReplicas      = 1
         availableReplicas  = 1
         conditions         = [{ type = "Available", status = "True" }]
       }
@@ -112,23 +113,24 @@ scenario "first install" {
     }
   }
 
-  # Garbage collection follows the owner references down the chain.
+  # Garbage collection follows the owner references down the chain, a
+  # second a link.
   at "10m" {
     delete = ["ClusterExtension/argocd"]
   }
-  expect "10m" {
+  expect "11m" {
     object = "ClusterObjectDeployment/argocd"
     absent = true
   }
-  expect "10m" {
+  expect "11m" {
     object = "ClusterObjectSet/argocd-1"
     absent = true
   }
-  expect "10m" {
+  expect "11m" {
     object = "ConfigMap/default/argocd-operator-config"
     absent = true
   }
-  expect "10m" {
+  expect "11m" {
     object = "Deployment/default/argocd-operator"
     absent = true
   }

@@ -17,6 +17,7 @@ scenario "upgrade keeps the installed bundle until the rollout completes" {
         observedGeneration = 1
         replicas           = 1
         updatedReplicas    = 1
+        readyReplicas      = 1
         availableReplicas  = 1
         conditions         = [{ type = "Available", status = "True" }]
       }
@@ -110,6 +111,7 @@ scenario "upgrade keeps the installed bundle until the rollout completes" {
         observedGeneration = 2
         replicas           = 1
         updatedReplicas    = 1
+        readyReplicas      = 1
         availableReplicas  = 1
         conditions         = [{ type = "Available", status = "True" }]
       }

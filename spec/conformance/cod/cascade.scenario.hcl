@@ -1,5 +1,6 @@
 # Deleting a COD cascades: garbage collection removes its revisions, and
-# theirs the objects they control.
+# theirs the objects they control. The collector is a controller: it acts
+# a second after the COD goes, and again a second after each revision.
 scenario "delete cascades" {
   rules   = ["clusterobjectdeployment", "clusterobjectset"]
   run_for = "5m"
@@ -14,9 +15,13 @@ scenario "delete cascades" {
   }
   expect "2m" {
     object = "ClusterObjectSet/web-1"
+    fields = { "metadata.ownerReferences.0.name" = "web" }
+  }
+  expect "3m" {
+    object = "ClusterObjectSet/web-1"
     absent = true
   }
-  expect "2m" {
+  expect "3m" {
     object = "ConfigMap/default/web-a"
     absent = true
   }

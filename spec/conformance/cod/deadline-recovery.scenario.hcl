@@ -17,6 +17,7 @@ scenario "deadline: completion after expiry" {
         observedGeneration = 1
         replicas           = 1
         updatedReplicas    = 1
+        readyReplicas      = 1
         availableReplicas  = 1
         conditions         = [{ type = "Available", status = "True" }]
       }

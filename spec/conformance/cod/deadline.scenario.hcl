@@ -58,6 +58,7 @@ scenario "deadline: expiry, extension, completion, regression" {
         observedGeneration = 1
         replicas           = 1
         updatedReplicas    = 1
+        readyReplicas      = 1
         availableReplicas  = 1
         conditions         = [{ type = "Available", status = "True" }]
       }

@@ -12,7 +12,7 @@ scenario "handoff between revisions" {
 
   expect "1m" {
     object = "ConfigMap/default/shared"
-    fields = { "metadata.uid" = "uid-000007" }
+    fields = { "metadata.uid" = "uid-000009" }
   }
 
   at "2m" {
@@ -70,7 +70,7 @@ scenario "handoff between revisions" {
   expect "3m" {
     object = "ConfigMap/default/shared"
     fields = {
-      "metadata.uid"                          = "uid-000007"
+      "metadata.uid"                          = "uid-000009"
       "data.v"                                = "B"
       "metadata.ownerReferences.0.name"       = "web-1"
       "metadata.ownerReferences.0.controller" = false
@@ -95,6 +95,7 @@ scenario "handoff between revisions" {
         observedGeneration = 1
         replicas           = 1
         updatedReplicas    = 1
+        readyReplicas      = 1
         availableReplicas  = 1
         conditions         = [{ type = "Available", status = "True" }]
       }
@@ -112,7 +113,7 @@ scenario "handoff between revisions" {
   expect "14m" {
     object = "ConfigMap/default/shared"
     fields = {
-      "metadata.uid"                    = "uid-000007"
+      "metadata.uid"                    = "uid-000009"
       "metadata.ownerReferences.0.name" = "web-2"
       "metadata.ownerReferences.1"      = null
     }

@@ -25,6 +25,7 @@ scenario "ordered phases and probes" {
         observedGeneration = 1
         replicas           = 2
         updatedReplicas    = 2
+        readyReplicas      = 1
         availableReplicas  = 1
         conditions         = [{ type = "Available", status = "True" }]
       }
@@ -38,7 +39,7 @@ scenario "ordered phases and probes" {
 
   at "8m" {
     patch "Deployment/default/shop" {
-      status = { availableReplicas = 2 }
+      status = { readyReplicas = 2, availableReplicas = 2 }
     }
   }
   expect "8m" {
@@ -63,7 +64,7 @@ scenario "ordered phases and probes" {
   }
   at "12m" {
     patch "Deployment/default/shop" {
-      status = { availableReplicas = 2 }
+      status = { readyReplicas = 2, availableReplicas = 2 }
     }
   }
   expect "12m" {

@@ -20,7 +20,7 @@ scenario "which edits create revisions" {
       "metadata.ownerReferences.0.name"                            = "web"
       "metadata.ownerReferences.0.controller"                      = true
       "metadata.labels.team"                                       = "blue"
-      "metadata.labels.olm\\.operatorframework\\.io/template-hash" = "901fa93e"
+      "metadata.labels.olm\\.operatorframework\\.io/template-hash" = "179b1d65"
       "metadata.labels.apps\\.kubernetes\\.io/managed-by"          = "object-controller"
     }
   }

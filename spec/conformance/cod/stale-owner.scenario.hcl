@@ -1,7 +1,9 @@
-# A stale controller reference to an older uid of the same COD is left for
-# garbage collection (not rewritten, not adopted) and blocks new revisions
-# without a distinct reason: Progressing stays True/NewClusterObjectSetProgressing.
-# When garbage collection removes it, the COD creates its own revision.
+# A stale controller reference to an older uid of the same COD is not
+# rewritten and not adopted: it is the garbage collector's. The collector
+# finds the owner it names gone (a COD web of another uid) and deletes the
+# member within a second; a finalizer holds the member, deleting, and the
+# COD, which counts no deleting revision, creates its own revision, web-2.
+# When the finalizer goes, the member and its objects are collected.
 scenario "stale owner reference" {
   rules   = ["clusterobjectdeployment", "clusterobjectset"]
   run_for = "20m"
@@ -9,39 +11,47 @@ scenario "stale owner reference" {
 
   expect "1m" {
     object = "ClusterObjectDeployment/web"
-    state  = "Progressing"
-    reason = "NewClusterObjectSetProgressing"
-    fields = {
-      "status.conditions[Progressing].status"  = "True"
-      "status.conditions[Progressing].reason"  = "NewClusterObjectSetProgressing"
-      "status.conditions[Progressing].message" = "waiting for garbage collection of ClusterObjectSet web-1, controlled by an earlier ClusterObjectDeployment web (uid uid-of-an-earlier-web)"
-    }
+    state  = "Progressed"
+    fields = { "status.latestRevision" = 2 }
   }
   expect "1m" {
     object = "ClusterObjectSet/web-1"
-    fields = { "metadata.ownerReferences.0.uid" = "uid-of-an-earlier-web", "metadata.ownerReferences.1" = null }
+    fields = {
+      "metadata.ownerReferences.0.uid" = "uid-of-an-earlier-web"
+      "metadata.ownerReferences.1"     = null
+      "metadata.deletionTimestamp"     = "2026-01-01T00:00:01Z"
+    }
+  }
+  expect "1m" {
+    object = "ClusterObjectSet/web-2"
+    state  = "Ready"
   }
   expect "4m" {
     writes {
       verb  = "create"
       kind  = "ClusterObjectSet"
-      count = 0
+      count = 1
     }
   }
 
-  # Garbage collection.
+  # The member's finalizer is released: garbage collection completes.
   at "5m" {
-    delete = ["ClusterObjectSet/web-1"]
+    patch "ClusterObjectSet/web-1" {
+      merge = { metadata = { finalizers = null } }
+    }
   }
 
   expect "11m" {
     object = "ClusterObjectDeployment/web"
     state  = "Progressed"
-    # The group is empty again: the next number is 1, a new web-1 owned by this COD.
-    fields = { "status.latestRevision" = 1 }
+    fields = { "status.latestRevision" = 2 }
   }
   expect "11m" {
     object = "ClusterObjectSet/web-1"
-    fields = { "metadata.ownerReferences.0.kind" = "ClusterObjectDeployment", "metadata.ownerReferences.0.uid" = "uid-000006" }
+    absent = true
+  }
+  expect "11m" {
+    object = "ConfigMap/default/stale-a"
+    absent = true
   }
 }

@@ -6,7 +6,7 @@
 scenario "invalid durations" {
   rules   = ["objectpatch"]
   run_for = "30m"
-  objects = ["namespace.yaml", "deployment.yaml", "invalid-params.yaml"]
+  objects = ["relaxed-crd.yaml", "namespace.yaml", "deployment.yaml", "invalid-params.yaml"]
 
   expect "1m" {
     object = "ObjectPatch/patches-demo/zero-requeue"

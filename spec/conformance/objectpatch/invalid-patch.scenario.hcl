@@ -4,7 +4,7 @@
 scenario "invalid patches" {
   rules   = ["objectpatch"]
   run_for = "10m"
-  objects = ["namespace.yaml", "deployment.yaml", "invalid-patches.yaml", "invalid-limits.yaml"]
+  objects = ["relaxed-crd.yaml", "namespace.yaml", "deployment.yaml", "invalid-patches.yaml", "invalid-limits.yaml"]
 
   expect "1m" {
     object = "ObjectPatch/patches-demo/empty-patch"

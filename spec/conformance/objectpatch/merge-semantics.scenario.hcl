@@ -9,13 +9,14 @@ scenario "merge patch semantics on existing targets" {
   expect "1m" {
     object = "Deployment/patches-demo/worker"
     fields = {
-      "metadata.labels.managed-by"        = "kubex"
-      "metadata.labels.app"               = "worker"
-      "metadata.annotations.owner"        = "platform"
-      "metadata.annotations.obsolete"     = null
-      "spec.replicas"                     = 2
-      "spec.template.spec.tolerations"    = [{ key = "c", operator = "Exists" }]
-      "spec.template.spec.containers"     = [{ name = "worker", image = "busybox" }]
+      "metadata.labels.managed-by"     = "kubex"
+      "metadata.labels.app"            = "worker"
+      "metadata.annotations.owner"     = "platform"
+      "metadata.annotations.obsolete"  = null
+      "spec.replicas"                  = 2
+      "spec.template.spec.tolerations" = [{ key = "c", operator = "Exists" }]
+      # The list the patch set, as the server stores it: with its defaults.
+      "spec.template.spec.containers"     = [{ name = "worker", image = "busybox", imagePullPolicy = "Always", resources = {}, terminationMessagePath = "/dev/termination-log", terminationMessagePolicy = "File" }]
       "spec.template.metadata.labels.app" = "worker"
     }
   }

@@ -18,9 +18,10 @@ scenario "selector operations" {
     object = "Deployment/patches-demo/application"
     fields = {
       "metadata.labels.managed-by" = "kubex"
+      # As the server stores them: with its defaults.
       "spec.template.spec.containers" = [
-        { name = "app", image = "nginx", args = ["--serve"], workingDir = "/work" },
-        { name = "sidecar", image = "busybox" },
+        { name = "app", image = "nginx", args = ["--serve"], workingDir = "/work", imagePullPolicy = "Always", resources = {}, terminationMessagePath = "/dev/termination-log", terminationMessagePolicy = "File" },
+        { name = "sidecar", image = "busybox", imagePullPolicy = "Always", resources = {}, terminationMessagePath = "/dev/termination-log", terminationMessagePolicy = "File" },
       ]
     }
   }
@@ -32,9 +33,9 @@ scenario "selector operations" {
     object = "Deployment/patches-demo/batch"
     fields = {
       "spec.template.spec.containers" = [
-        { name = "a", image = "busybox", imagePullPolicy = "IfNotPresent" },
-        { name = "b", image = "busybox", imagePullPolicy = "IfNotPresent" },
-        { name = "c", image = "nginx", imagePullPolicy = "Always" },
+        { name = "a", image = "busybox", imagePullPolicy = "IfNotPresent", resources = {}, terminationMessagePath = "/dev/termination-log", terminationMessagePolicy = "File" },
+        { name = "b", image = "busybox", imagePullPolicy = "IfNotPresent", resources = {}, terminationMessagePath = "/dev/termination-log", terminationMessagePolicy = "File" },
+        { name = "c", image = "nginx", imagePullPolicy = "Always", resources = {}, terminationMessagePath = "/dev/termination-log", terminationMessagePolicy = "File" },
       ]
     }
   }
@@ -64,7 +65,7 @@ scenario "selector operations" {
     object = "Deployment/patches-demo/ordered"
     fields = {
       "spec.template.spec.tolerations" = [{ key = "new", operator = "Exists", effect = "NoSchedule" }]
-      "spec.template.spec.containers"  = [{ name = "main", image = "busybox", workingDir = "/second" }]
+      "spec.template.spec.containers"  = [{ name = "main", image = "busybox", workingDir = "/second", imagePullPolicy = "Always", resources = {}, terminationMessagePath = "/dev/termination-log", terminationMessagePolicy = "File" }]
     }
   }
   expect "9m" {

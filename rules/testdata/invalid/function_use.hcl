@@ -1,0 +1,27 @@
+# Functions are checked where they are used; a body must parse, and a
+# function may not take the name of a CEL function.
+machine "m" {
+  resource "example.com/v1" "Widget" {
+    scope = Namespaced
+  }
+  function "size" { # ERROR: Function shadows a built-in
+    params = [x]
+    value  = "1"
+  }
+  function "broken" {
+    params = [x]
+    value  = "x +" # ERROR: Invalid expression
+  }
+  function "key" {
+    params = [o]
+    value  = "o.metadata.name"
+  }
+  state "A" {
+    initial = true
+  }
+  transition "t" {
+    from = [A]
+    when = "key(self, 1) == 'x'" # ERROR: Invalid expression
+    to   = A
+  }
+}
