@@ -61,6 +61,7 @@ var excluded = map[string]string{
 	"examples/cod/my-app.scenario.hcl":                    "expects a uid",
 	"spec/conformance/cod/handoff.scenario.hcl":           "expects a uid",
 	"spec/conformance/cod/history.scenario.hcl":           "its starting objects name their owner by a simulator uid",
+	"spec/conformance/cod/history-teardown.scenario.hcl":  "its starting objects name their owner by a simulator uid (controller.TestHistoryPruningWaitsForTeardown is its kube-apiserver run)",
 	// The autopatch start guard compares the TalosOperations'
 	// creationTimestamps with the virtual time.
 	"spec/conformance/autopatch/candidates.scenario.hcl":     "the start guard reads creationTimestamps",
