@@ -31,6 +31,7 @@ var excluded = map[string]string{
 	// Staging denials, faults or admission hooks needs the simulator.
 	"examples/objectpatch/week.scenario.hcl":                       "stages faults",
 	"spec/conformance/autopatch/admission.scenario.hcl":            "stages admission hooks",
+	"spec/conformance/autopatch/compare-and-set.scenario.hcl":      "stages faults",
 	"spec/conformance/autopatch/half-start.scenario.hcl":           "stages faults",
 	"spec/conformance/autopatch/identity.scenario.hcl":             "stages denials",
 	"spec/conformance/clusterextension/apply-failure.scenario.hcl": "stages faults",
