@@ -53,11 +53,17 @@ func (x *explorer) analyse(rep *Report, first *node, start *Step) {
 		if i < 0 {
 			return
 		}
+		// "+0d00:00:00  Kind/name: FROM → TO by ...": an object stepped
+		// from FROM (its first state, say) and entered TO.
 		to := strings.Fields(l[i+len(" → "):])[0]
-		obj := strings.Fields(l)[1]
-		kind, _, _ := strings.Cut(obj, "/")
+		head := strings.Fields(l[:i])
+		if len(head) < 3 {
+			return
+		}
+		kind, _, _ := strings.Cut(head[1], "/")
 		if name, ok := byKind[kind]; ok {
 			reached[name][to] = true
+			reached[name][head[len(head)-1]] = true
 		}
 	}
 	for _, l := range start.Lines {

@@ -212,7 +212,14 @@ func ExploreGroup(ms []*fsm.Machine, objects []map[string]any, opts Options) (*R
 		r := refOf(o)
 		switch {
 		case cr == nil && drives(m, r):
-			delete(o, "status")
+			// The machine starts from its initial state; the rest of the
+			// status the scenario gives is what other actors wrote (an
+			// installation's installedVersion, written by its operator).
+			if st := asMap(o["status"]); len(st) > 0 {
+				st = deep(st)
+				delete(st, m.StateField)
+				o["status"] = st
+			}
 			cr = o
 			x.cr = r
 		case drives(m, r):

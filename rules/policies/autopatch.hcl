@@ -829,4 +829,18 @@ machine "autopatch" {
       after  = "param.create_retry_delay"
     }
   }
+
+  # ---- statecraft verify: findings the rules mean to have. ----
+
+  accept "halts need a failed operation" {
+    finding = unreached
+    states  = [Creating, Halted]
+    because = "Creating follows a failed create of an operation and Halted a failed or paused automatic one; verify fails no request of the first reconcile, where the shipped starting objects make their only start, and has no executor to fail an operation (autopatch/half-start, halt-acknowledge, halt-ends and two-halts show both states)"
+  }
+  accept "waits for what only the world ends" {
+    finding = stuck
+    states  = [Active]
+    reasons = [OutsideWindow, OperationUnfinished, IchorUpgradeInProgress]
+    because = "guards the seed gives: no start outside the maintenance window (a time of day, which verify's time abstraction of past, now and future does not reach), while a cluster's operation runs (only the executor ends it) or while Ichor itself upgrades (only its operator writes status.installedVersion); autopatch/window-wrap, starts and guard-operations show each guard lift"
+  }
 }

@@ -3,7 +3,7 @@
 # and owns its revisions (one per distinct template), adopts ownerless
 # revisions labelled as object-controller's, enforces the rollout deadline,
 # reports Available and Progressing, and prunes archived history.
-# The ClusterObjectSet machine (clusterobjectset.hcl) applies the objects,
+# The ClusterObjectSet machine ("clusterobjectset.hcl") applies the objects,
 # hands them over between revisions, archives predecessors and tears down.
 # Load both: rules = ["clusterobjectdeployment", "clusterobjectset"].
 #
@@ -459,5 +459,19 @@ machine "clusterobjectdeployment" {
     reason  = RevisionNumberExhausted
     message = "progressing.message"
     set     = { conditions = "conditions", latestRevision = "latest_revision" }
+  }
+
+  # ---- statecraft verify: findings the rules mean to have. ----
+
+  accept "states other starting objects reach" {
+    finding = unreached
+    states  = [RevisionPreconditionsNotMet, ProgressDeadlineExceeded, InvalidSpecification, OwnerConflict, UnmanagedRevision, RevisionObjectCollision, RevisionInvalidSpecification, RevisionNumberExhausted, "clusterobjectset.PreconditionsNotMet", "clusterobjectset.ObjectCollision", "clusterobjectset.InvalidSpecification", "clusterobjectset.TearingDown", "clusterobjectset.Archived"]
+    because = "verify starts from one valid deployment (examples/cod/my-app) and its spec edit bumps the generation without changing the template, so no second revision, invalid spec, foreign owner, missing Secret or unmet deadline arises; spec/conformance/cod shows each state (preconditions, deadline, invalid-metadata, owner-conflict, unmanaged, collision, invalid-revision, exhausted, history)"
+  }
+  accept "a finished rollout rests" {
+    finding = stuck
+    states  = [Progressed]
+    reasons = [NewClusterObjectSetProgressed]
+    because = "seed 002: a rollout that completed stays Progressed until the template changes, which verify's spec edit (a generation bump) does not do"
   }
 }
