@@ -258,3 +258,93 @@ func TestReadEquivalent(t *testing.T) {
 		}
 	}
 }
+
+// Known survivors do not fail a run; a survivor not on record does, and a
+// known one that is killed is reported Fixed (and fails the run, so that
+// the record is kept current).
+func TestKnownSurvivors(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join("testdata", "suite")
+	equiv, err := ReadEquivalent(filepath.Join(dir, "equivalent-mutants.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	su, err := LoadSuite(ctx, []string{dir}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := su.Mutants(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Without the stale equivalent entry, so that only survivors count.
+	delete(equiv, `widget transition "not ready" after: duration: duration('3m') → duration('4m')`)
+	for id := range equiv {
+		if strings.Contains(id, `"3m"`) {
+			delete(equiv, id)
+		}
+	}
+	first, err := su.Run(ctx, ms, Options{Jobs: 2, Equivalent: equiv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec bytes.Buffer
+	first.WriteKnown(&rec)
+	path := filepath.Join(t.TempDir(), "known-survivors.txt")
+	if err := os.WriteFile(path, rec.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	known, err := ReadKnown(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.New() == 0 || len(known) != first.New() {
+		t.Fatalf("%d survivors, %d recorded", first.New(), len(known))
+	}
+	// Every survivor on record: the run passes.
+	rep, err := su.Run(ctx, ms, Options{Jobs: 2, Equivalent: equiv, Known: known})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.New() != 0 || len(rep.Fixed) != 0 || rep.Failed() {
+		t.Errorf("with every survivor known: new %d, fixed %v, failed %v", rep.New(), rep.Fixed, rep.Failed())
+	}
+	// One survivor off the record: it is new, the run fails.
+	var dropped string
+	for id := range known {
+		dropped = id
+		break
+	}
+	fewer := map[string]bool{}
+	for id := range known {
+		if id != dropped {
+			fewer[id] = true
+		}
+	}
+	rep, err = su.Run(ctx, ms, Options{Jobs: 2, Equivalent: equiv, Known: fewer})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.New() != 1 || !rep.Failed() {
+		t.Errorf("one survivor off the record: new %d, failed %v", rep.New(), rep.Failed())
+	}
+	// A killed mutant on record: Fixed, the run fails.
+	killed := ""
+	for _, r := range rep.Results {
+		if r.Status == Killed {
+			killed = r.Mutant.ID
+			break
+		}
+	}
+	more := map[string]bool{killed: true}
+	for id := range known {
+		more[id] = true
+	}
+	rep, err = su.Run(ctx, ms, Options{Jobs: 2, Equivalent: equiv, Known: more})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Fixed) != 1 || !strings.HasPrefix(rep.Fixed[0], killed+": killed by ") || !rep.Failed() {
+		t.Errorf("a killed mutant on record: fixed %v, failed %v", rep.Fixed, rep.Failed())
+	}
+}

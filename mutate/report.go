@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sort"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -88,7 +89,19 @@ func (r *Report) Scores() ([]Score, Score) {
 // (or changed only golden text), or the equivalent-mutants file is stale.
 func (r *Report) Failed() bool {
 	_, t := r.Scores()
-	return t.Survived > 0 || t.TraceOnly > 0 || t.NotRun > 0 || len(r.Stale) > 0
+	return r.New() > 0 || t.NotRun > 0 || len(r.Stale) > 0 || len(r.Fixed) > 0
+}
+
+// New counts the survivors and trace-only mutants the known survivors file
+// does not record.
+func (r *Report) New() int {
+	n := 0
+	for _, res := range r.Results {
+		if (res.Status == Survived || res.Status == TraceOnly) && !res.Known {
+			n++
+		}
+	}
+	return n
 }
 
 // WriteText prints the survivors, each with its diff, the mutants only
@@ -99,7 +112,7 @@ func (r *Report) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "%d mutants of %d rule files, %d scenarios\n", total.Mutants, r.Files, r.Scenarios)
 	for _, st := range []Status{Survived, TraceOnly} {
 		for _, res := range r.Results {
-			if res.Status != st {
+			if res.Status != st || res.Known {
 				continue
 			}
 			m := res.Mutant
@@ -118,10 +131,30 @@ func (r *Report) WriteText(w io.Writer) {
 			}
 		}
 	}
+	known := 0
+	for _, res := range r.Results {
+		if res.Known {
+			known++
+		}
+	}
+	if known > 0 {
+		fmt.Fprintf(w, "\n%d known survivors (recorded, not yet killed):\n", known)
+		for _, res := range r.Results {
+			if res.Known {
+				fmt.Fprintf(w, "known %s %s: %s\n", strings.ToLower(string(res.Status)), res.Mutant.Where(), res.Mutant.ID)
+			}
+		}
+	}
 	if len(r.Stale) > 0 {
 		fmt.Fprintln(w)
 		for _, s := range r.Stale {
 			fmt.Fprintf(w, "STALE equivalent mutant %s\n", s)
+		}
+	}
+	if len(r.Fixed) > 0 {
+		fmt.Fprintln(w)
+		for _, s := range r.Fixed {
+			fmt.Fprintf(w, "KILLED known survivor %s (remove it from the known survivors file)\n", s)
 		}
 	}
 	fmt.Fprintln(w)
@@ -166,6 +199,7 @@ type jsonMutant struct {
 	Reason  string   `json:"equivalentBecause,omitempty"`
 	Runs    int      `json:"runs,omitempty"`
 	Loading int      `json:"loading,omitempty"`
+	Known   bool     `json:"knownSurvivor,omitempty"`
 	Diff    string   `json:"diff"`
 }
 
@@ -188,13 +222,16 @@ func (r *Report) WriteJSON(w io.Writer) error {
 		Machines  []jsonScore  `json:"machines"`
 		Total     jsonScore    `json:"total"`
 		Stale     []string     `json:"staleEquivalents"`
+		Fixed     []string     `json:"killedKnownSurvivors"`
+		New       int          `json:"newSurvivors"`
 		Failed    bool         `json:"failed"`
 	}
 	out.Files, out.Scenarios, out.Stale, out.Failed = r.Files, r.Scenarios, append([]string{}, r.Stale...), r.Failed()
+	out.Fixed, out.New = append([]string{}, r.Fixed...), r.New()
 	out.Mutants = []jsonMutant{}
 	for _, res := range r.Results {
 		j := toJSON(res.Mutant)
-		j.Status, j.By, j.Why, j.Traces, j.Reason, j.Runs, j.Loading = res.Status, res.By, res.Why, res.Traces, res.Reason, res.Runs, res.Loading
+		j.Status, j.By, j.Why, j.Traces, j.Reason, j.Runs, j.Loading, j.Known = res.Status, res.By, res.Why, res.Traces, res.Reason, res.Runs, res.Loading, res.Known
 		out.Mutants = append(out.Mutants, j)
 	}
 	scores, total := r.Scores()
@@ -284,4 +321,44 @@ func ReadEquivalent(path string) (map[string]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// ReadKnown reads a known survivors file: one mutant ID a line, as --list
+// and the report print them; blank lines and lines starting with # are
+// comments.
+func ReadKnown(path string) (map[string]bool, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]bool{}
+	for i, l := range strings.Split(string(data), "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" || strings.HasPrefix(l, "#") {
+			continue
+		}
+		if out[l] {
+			return nil, fmt.Errorf("%s:%d: %s is recorded twice", path, i+1, l)
+		}
+		out[l] = true
+	}
+	return out, nil
+}
+
+// WriteKnown prints the survivors and trace-only mutants of a run as a
+// known survivors file (sorted, with a header saying what it is).
+func (r *Report) WriteKnown(w io.Writer) {
+	var ids []string
+	for _, res := range r.Results {
+		if res.Status == Survived || res.Status == TraceOnly {
+			ids = append(ids, res.Mutant.ID)
+		}
+	}
+	sort.Strings(ids)
+	fmt.Fprintln(w, "# Mutants of the shipped policies the conformance suite does not kill yet, by ID")
+	fmt.Fprintln(w, "# (statecraft test --mutate --known; spec/mutation.md, \"Known survivors\").")
+	fmt.Fprintln(w, "# A new survivor fails the run; kill these with expect blocks and remove them.")
+	for _, id := range ids {
+		fmt.Fprintln(w, id)
+	}
 }

@@ -59,6 +59,10 @@ type Result struct {
 	Runs, Loading int
 	// Reason is the equivalent-mutants file's reason.
 	Reason string
+	// Known is set on a survivor (or trace-only mutant) the known
+	// survivors file records: not yet killed, on record, not failing the
+	// run.
+	Known bool
 }
 
 // Options tune a mutation run.
@@ -80,6 +84,10 @@ type Options struct {
 	// SkipEquivalent does not run the mutants declared equivalent (they
 	// are reported Equivalent without checking that they still survive).
 	SkipEquivalent bool
+	// Known holds the survivors on record (the known survivors file, by
+	// ID): they do not fail the run, a new survivor does, and a known one
+	// that is killed is reported Fixed (the record is then stale).
+	Known map[string]bool
 }
 
 // Report is a mutation run's outcome, deterministic for a given suite and
@@ -91,6 +99,9 @@ type Report struct {
 	// Stale lists the IDs the equivalent-mutants file declares that are
 	// no mutant, or whose mutant was killed.
 	Stale []string
+	// Fixed lists the known survivors this run killed, each with the
+	// scenario that did: the known survivors file should lose them.
+	Fixed []string
 }
 
 // Mutants generates the mutants of the suite's rule files (of opts.Machines
@@ -171,6 +182,9 @@ func (su *Suite) Run(ctx context.Context, mutants []*Mutant, opts Options) (*Rep
 		if listed && (r.Status == Survived || r.Status == TraceOnly || r.Status == Equivalent) {
 			r.Status, r.Reason = Equivalent, reason
 		}
+		if opts.Known[m.ID] && (r.Status == Survived || r.Status == TraceOnly) {
+			r.Known = true
+		}
 		switch r.Status {
 		case Killed:
 			killed.Add(1)
@@ -203,6 +217,11 @@ func (su *Suite) Run(ctx context.Context, mutants []*Mutant, opts Options) (*Rep
 		}
 	}
 	sort.Strings(rep.Stale)
+	for _, r := range rep.Results {
+		if opts.Known[r.Mutant.ID] && r.Status == Killed {
+			rep.Fixed = append(rep.Fixed, r.Mutant.ID+": killed by "+r.By)
+		}
+	}
 	return rep, nil
 }
 

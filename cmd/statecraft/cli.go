@@ -410,6 +410,10 @@ func testCmd(stdout, stderr io.Writer) *cobra.Command {
 	cmd.Flags().DurationVar(&mf.budget, "budget", 0, "with --mutate: wall-time budget; mutants not started when it is spent are reported not run (and the run fails)")
 	cmd.Flags().StringVar(&mf.equivalent, "equivalent", "", "with --mutate: the equivalent-mutants file (default: "+EquivalentFile+" at the top of each folder, when there is one)")
 	cmd.Flags().BoolVar(&mf.skipEquivalent, "skip-equivalent", false, "with --mutate: do not run the mutants declared equivalent")
+	cmd.Flags().StringVar(&mf.known, "known", "", "with --mutate: the known survivors file, mutant IDs that do not fail the run (default: "+KnownFile+" at the top of each folder, when there is one); a new survivor fails it, a known one killed is reported to be removed")
+	cmd.Flags().StringVar(&mf.writeKnown, "write-known", "", "with --mutate: write this run's survivors to this file as a known survivors file (the run then does not fail on survivors)")
+	cmd.Flags().StringVar(&mf.match, "match", "", "with --mutate or --list: only the mutants whose ID matches this regular expression")
+	cmd.Flags().IntVar(&mf.sample, "sample", 0, "with --mutate or --list: only the mutants whose ID hashes to 0 modulo N (a fixed subset, about 1 in N)")
 	outputFlag(cmd, &output)
 	return cmd
 }

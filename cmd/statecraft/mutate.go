@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -17,9 +19,15 @@ type mutateFlags struct {
 	on, list, skipEquivalent bool
 	machines                 []string
 	format, equivalent       string
-	jobs                     int
+	known, writeKnown, match string
+	jobs, sample             int
 	budget                   time.Duration
 }
+
+// KnownFile is the file, at the top of a suite's folder, that records the
+// mutants the suite does not kill yet: they do not fail a run, a new one
+// does.
+const KnownFile = "known-survivors.txt"
 
 // EquivalentFile is the file, at the top of a suite's folder, that
 // declares the mutants that cannot change behaviour.
@@ -47,6 +55,9 @@ func runMutate(dirs []string, f mutateFlags, stdout, stderr io.Writer) error {
 	}
 	ms, err := su.Mutants(machines)
 	if err != nil {
+		return err
+	}
+	if ms, err = selectMutants(ms, f.match, f.sample); err != nil {
 		return err
 	}
 	if f.list {
@@ -77,19 +88,50 @@ func runMutate(dirs []string, f mutateFlags, stdout, stderr io.Writer) error {
 			equiv[id] = why
 		}
 	}
+	known := map[string]bool{}
+	knownFiles := []string{}
+	if f.known != "" {
+		knownFiles = append(knownFiles, f.known)
+	} else {
+		for _, d := range dirs {
+			p := filepath.Join(d, KnownFile)
+			if st, err := os.Stat(p); err == nil && !st.IsDir() {
+				knownFiles = append(knownFiles, p)
+			}
+		}
+	}
+	for _, p := range knownFiles {
+		k, err := mutate.ReadKnown(p)
+		if err != nil {
+			return err
+		}
+		for id := range k {
+			known[id] = true
+		}
+	}
+	if f.writeKnown != "" {
+		known = nil // the run records every survivor afresh
+	}
 	fmt.Fprintf(stderr, "mutate: %d mutants; running the %d scenarios that load them unmutated\n", len(ms), su.Scenarios())
 	if err := su.Baseline(ctx); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "mutate: the suite passes (%s); running it against the mutants\n", time.Since(start).Round(time.Second))
 	rep, err := su.Run(ctx, ms, mutate.Options{Jobs: f.jobs, Machines: machines, Budget: f.budget, Progress: stderr,
-		Equivalent: equiv, SkipEquivalent: f.skipEquivalent})
+		Equivalent: equiv, SkipEquivalent: f.skipEquivalent, Known: known})
 	if err != nil {
 		return err
 	}
 	_, total := rep.Scores()
-	fmt.Fprintf(stderr, "mutate: done in %s: %d killed, %d trace-only, %d survived, %d equivalent, %d rejected\n",
-		time.Since(start).Round(time.Second), total.Killed, total.TraceOnly, total.Survived, total.Equivalent, total.Rejected)
+	fmt.Fprintf(stderr, "mutate: done in %s: %d killed, %d trace-only, %d survived (%d of them new), %d equivalent, %d rejected\n",
+		time.Since(start).Round(time.Second), total.Killed, total.TraceOnly, total.Survived, rep.New(), total.Equivalent, total.Rejected)
+	if f.writeKnown != "" {
+		var b strings.Builder
+		rep.WriteKnown(&b)
+		if err := os.WriteFile(f.writeKnown, []byte(b.String()), 0o644); err != nil {
+			return err
+		}
+	}
 	if f.format == "json" {
 		if err := rep.WriteJSON(stdout); err != nil {
 			return err
@@ -97,8 +139,36 @@ func runMutate(dirs []string, f mutateFlags, stdout, stderr io.Writer) error {
 	} else {
 		rep.WriteText(stdout)
 	}
-	if rep.Failed() {
+	if rep.Failed() && f.writeKnown == "" {
 		return ExitError{1}
 	}
 	return nil
+}
+
+// selectMutants keeps the mutants whose ID matches the regular expression
+// (when given) and, with sample N > 1, those whose ID hashes to 0 modulo N:
+// a fixed subset that does not move when lines do.
+func selectMutants(ms []*mutate.Mutant, match string, sample int) ([]*mutate.Mutant, error) {
+	var re *regexp.Regexp
+	if match != "" {
+		var err error
+		if re, err = regexp.Compile(match); err != nil {
+			return nil, fmt.Errorf("--match: %v", err)
+		}
+	}
+	var out []*mutate.Mutant
+	for _, m := range ms {
+		if re != nil && !re.MatchString(m.ID) {
+			continue
+		}
+		if sample > 1 {
+			h := fnv.New32a()
+			h.Write([]byte(m.ID))
+			if h.Sum32()%uint32(sample) != 0 {
+				continue
+			}
+		}
+		out = append(out, m)
+	}
+	return out, nil
 }
