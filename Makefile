@@ -62,6 +62,7 @@ test: hygiene vet cluster image
 	STATECRAFT_REQUIRE_CONTROLPLANE=1 $(GO) test -count=1 ./...
 	$(MAKE) fuzz
 	$(GO) run ./cmd/statecraft test examples spec
+	$(GO) run ./cmd/statecraft verify --quiet rules/policies
 	$(MAKE) mutate
 
 # Mutation testing of the conformance suite (spec/mutation.md): the fixed
