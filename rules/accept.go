@@ -33,8 +33,8 @@ type Accept struct {
 	StatesRange hcl.Range
 }
 
-// AcceptFindings are the kinds of finding an accept block may name.
-var AcceptFindings = []string{"unreached", "stuck", "livelock", "unbounded_retries", "property"}
+// acceptFindings are the kinds of finding an accept block may name.
+var acceptFindings = []string{"unreached", "stuck", "livelock", "unbounded_retries", "property"}
 
 var acceptSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
@@ -71,8 +71,8 @@ func accept(b *hcl.Block) (*Accept, hcl.Diagnostics) {
 		a.Finding, d = keyword(at)
 		diags = append(diags, d...)
 		a.FindingRng = at.Expr.Range()
-		if !d.HasErrors() && !contains(AcceptFindings, a.Finding) {
-			diags = append(diags, attrDiag(at, "Unknown finding", "finding is one of "+strings.Join(AcceptFindings, ", ")+"."))
+		if !d.HasErrors() && !contains(acceptFindings, a.Finding) {
+			diags = append(diags, attrDiag(at, "Unknown finding", "finding is one of "+strings.Join(acceptFindings, ", ")+"."))
 		}
 	}
 	if at, ok := content.Attributes["states"]; ok {
