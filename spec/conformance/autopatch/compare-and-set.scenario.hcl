@@ -34,7 +34,7 @@ scenario "compare-and-set: a concurrent write is not overwritten" {
   expect "0s" {
     object = "TalosCluster/fleet/prod"
     fields = {
-      "spec.talosVersion"                                       = "v1.10.2"
+      "spec.talosVersion"                                      = "v1.10.2"
       "metadata.annotations.statecraft\\.dev/concurrent-write" = "1"
     }
   }
@@ -57,7 +57,7 @@ scenario "compare-and-set: a concurrent write is not overwritten" {
   expect "1m" {
     object = "TalosCluster/fleet/prod"
     fields = {
-      "spec.talosVersion"                                       = "v1.10.5"
+      "spec.talosVersion"                                      = "v1.10.5"
       "metadata.annotations.statecraft\\.dev/concurrent-write" = "1"
     }
   }
