@@ -46,7 +46,9 @@ type Cluster struct {
 	denials    []Denial
 	admissions []Admission
 	faults     []*faultState
-	rng        *rand.Rand
+	// concurrentWrites counts the writes ConcurrentWrite faults made.
+	concurrentWrites int
+	rng              *rand.Rand
 
 	engineIdentity    string
 	checkNamespaces   bool
