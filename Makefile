@@ -118,8 +118,11 @@ bench:
 		$(GO) run ./internal/benchtables -in bin/bench.txt -started $$start -load-start "$$load" BENCHMARKS.md'
 
 # The real-API-server benchmark alone: 2,000 ObjectPatches converged by
-# statecraft, a plain client-go loop and a controller-runtime reconciler in
-# one run (figures in BENCHMARKS.md). -args -kube.n=N changes the size.
+# statecraft, a plain client-go loop and a controller-runtime reconciler,
+# interleaved in an order rotated every round, three rounds per run, with
+# each round's and the median ratios and CPU per object (figures in
+# BENCHMARKS.md, whose kube table it rewrites). -args -kube.n=N changes the
+# size, -kube.rounds=R the rounds.
 .PHONY: bench-kube
 bench-kube: controlplane
 	@mkdir -p bin
