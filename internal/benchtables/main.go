@@ -40,6 +40,10 @@ type table struct {
 	// ratio, when set, adds a column: a row's ns/op divided by the ns/op
 	// of the row named ratio(row), when there is one.
 	ratio func(name string) string
+	// columns, when set, are the units the table shows, in order; a row
+	// with none of them (the bench-kube medians) is listed below the table
+	// with all its figures.
+	columns []string
 	// summary names the units the history line keeps of each row.
 	summary []string
 }
@@ -53,8 +57,12 @@ var tables = []table{
 			return ""
 		}},
 	{name: "compile", prefixes: []string{"Compile"}, summary: []string{"ns/op"}},
-	{name: "sim", prefixes: []string{"SimulateDrift", "SimulateDriftDay", "SimulateDriftShort"}, summary: []string{"ns/op", "cpu-s/op", "peak-heap-MB", "stepped/step-hot"}},
-	{name: "kube", prefixes: []string{"ConvergeObjectPatches"}, summary: []string{"s/converge", "cpu-s/converge"}},
+	{name: "sim", prefixes: []string{"SimulateDrift", "SimulateDriftDay", "SimulateDriftShort"},
+		columns: []string{"ns/op", "cpu-s/op", "stepped", "skipped", "B/op", "allocs/op", "peak-heap-MB", "trace-lines", "µs/stepped", "step-hot-µs", "stepped/step-hot"},
+		summary: []string{"ns/op", "cpu-s/op", "peak-heap-MB", "stepped/step-hot"}},
+	{name: "kube", prefixes: []string{"ConvergeObjectPatches"},
+		columns: []string{"s/converge", "objects/s", "cpu-ms/object", "controlplane-cpu-ms/object", "alloc-B/object", "requests/object", "reconciles/object"},
+		summary: []string{"ratio-raw/statecraft", "ratio-raw/controller-runtime", "cpu-ms/object/statecraft", "cpu-ms/object/controller-runtime", "controlplane-cpu-ms/object/statecraft", "controlplane-cpu-ms/object/raw-client-go"}},
 }
 
 // result is one benchmark line: its name (without "Benchmark" and the
@@ -171,6 +179,29 @@ func (t table) render(rs []result, st stamp) string {
 			}
 		}
 	}
+	if t.columns != nil {
+		var kept []string
+		for _, c := range t.columns {
+			if seen[c] {
+				kept = append(kept, c)
+			}
+		}
+		units = kept
+	}
+	var rows, others []result
+	for _, r := range rs {
+		shown := false
+		for _, u := range units {
+			if _, ok := r.metrics[u]; ok {
+				shown = true
+			}
+		}
+		if shown {
+			rows = append(rows, r)
+		} else {
+			others = append(others, r)
+		}
+	}
 	byName := map[string]result{}
 	for _, r := range rs {
 		byName[r.name] = r
@@ -192,7 +223,7 @@ func (t table) render(rs []result, st stamp) string {
 		b.WriteString("---|")
 	}
 	b.WriteString("\n")
-	for _, r := range rs {
+	for _, r := range rows {
 		fmt.Fprintf(&b, "| %s |", r.name)
 		for _, u := range units {
 			v, ok := r.metrics[u]
@@ -210,6 +241,15 @@ func (t table) render(rs []result, st stamp) string {
 			b.WriteString(strings.TrimSuffix(" "+cell, " ") + " |")
 		}
 		b.WriteString("\n")
+	}
+	for _, r := range others {
+		var parts []string
+		for _, u := range r.units {
+			if u != "ns/op" {
+				parts = append(parts, u+" "+format(u, r.metrics[u]))
+			}
+		}
+		fmt.Fprintf(&b, "\n%s: %s\n", r.name, strings.Join(parts, ", "))
 	}
 	var sum []string
 	for _, r := range rs {

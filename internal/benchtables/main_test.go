@@ -15,6 +15,8 @@ BenchmarkStep/Applied/target-matches-2         	   76000	     16500 ns/op	    40
 BenchmarkStepHandWritten/Applied/target-matches-2   	  480000	      2500 ns/op	     129 B/op	       4 allocs/op
 BenchmarkCompile/objectpatch-2     	     100	   8100000 ns/op	 4534286 B/op	   55621 allocs/op
 PASS
+BenchmarkConvergeObjectPatches/round=1/statecraft-2  	       1	3570442749 ns/op	    334980 alloc-B/object	         3.537 s/converge
+BenchmarkConvergeObjectPatches/median-2                     	       1	     51226 ns/op	        0.3648 ratio-raw/statecraft
 BenchmarkSimulateDrift/objects=1000/virtual=7d-2   	       1	68331901798 ns/op	        23.13 cpu-s/op	       265.6 peak-heap-MB	        16.25 stepped/step-hot	2858401480 B/op	31189910 allocs/op
 `
 
@@ -38,8 +40,9 @@ Earlier:
 <!-- /bench:sim:history -->
 
 <!-- bench:kube -->
-untouched
 <!-- /bench:kube -->
+<!-- bench:kube:history -->
+<!-- /bench:kube:history -->
 `
 
 func TestRewrite(t *testing.T) {
@@ -47,7 +50,7 @@ func TestRewrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(r.results) != 4 || r.cpu != "AMD EPYC" {
+	if len(r.results) != 6 || r.cpu != "AMD EPYC" {
 		t.Fatalf("parsed %d results, cpu %q: %+v", len(r.results), r.cpu, r.results)
 	}
 	if got := r.results[0].metrics["ns/op"]; got != 15500 {
@@ -63,23 +66,32 @@ func TestRewrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(done) != 3 {
-		t.Errorf("rewrote %v, want step, compile and sim", done)
+	if len(done) != 4 {
+		t.Errorf("rewrote %v, want step, compile, sim and kube", done)
 	}
 	for _, want := range []string{
 		"| Step/Applied/target-matches | 15.5µs | 3.9 KiB | 57 | 6.2× |",
 		"| StepHandWritten/Applied/target-matches | 2.5µs | 129 B | 4 | |",
 		"| Compile/objectpatch | 8.1ms | 4.3 MiB | 55621 |",
-		"| SimulateDrift/objects=1000/virtual=7d | 1m8.3s | 23.1 | 266 | 16.2 | 2.66 GiB | 31189910 |",
+		"| SimulateDrift/objects=1000/virtual=7d | 1m8.3s | 23.1 | 2.66 GiB | 31189910 | 266 | 16.2 |",
 		"Measured 2026-12-01 15:00 UTC, commit `abc1234`, 2 CPUs, load average 1.0 2.0 3.0 at the end.",
 		// the replaced figures become the newest history line, the older kept
 		"<!-- bench:sim:history -->\n- 2026-11-29, commit `58ed5d1`: SimulateDrift/objects=10000/virtual=7d 54.2s\n- an older line\n",
 		"<!-- summary: 2026-12-01 15:00 UTC, commit `abc1234`, 2 CPUs, load average 1.0 2.0 3.0 at the end: SimulateDrift/objects=1000/virtual=7d 1m8.3s, 23.1 cpu-s/op, 266 peak heap, 16.2 stepped/step-hot -->",
-		"<!-- bench:kube -->\nuntouched\n",
+		// a row with none of the table's columns is listed below it
+		"| ConvergeObjectPatches/round=1/statecraft | 3.54 | 334980 |\n\nConvergeObjectPatches/median: ratio-raw/statecraft 0.36\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("rewritten document lacks %q:\n%s", want, out)
 		}
+	}
+	// A table with no benchmark in the input is left alone.
+	stepOnly, _, err := rewrite(withCompile, run{results: r.results[:1]}, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stepOnly, "Measured long ago.") || strings.Contains(stepOnly, "Compile/objectpatch") {
+		t.Errorf("an input of Step alone changed the other tables:\n%s", stepOnly)
 	}
 	if strings.Contains(out, "Measured long ago") {
 		t.Errorf("the old sim table was kept:\n%s", out)
