@@ -354,18 +354,19 @@ func main() {
 	in := flag.String("in", "-", "go test -bench output to read (-: standard input)")
 	started := flag.String("started", "", "when the benchmarks started (RFC 3339)")
 	loadStart := flag.String("load-start", "", "the load average when they started")
+	commitFlag := flag.String("commit", "", "the commit measured (default: HEAD, -dirty when the tree is), for output kept from an earlier build")
 	flag.Parse()
 	if flag.NArg() != 1 {
 		fmt.Fprintln(os.Stderr, "usage: benchtables [-in FILE] [-started TIME] [-load-start L] BENCHMARKS.md")
 		os.Exit(2)
 	}
-	if err := mainErr(flag.Arg(0), *in, *started, *loadStart); err != nil {
+	if err := mainErr(flag.Arg(0), *in, *started, *loadStart, *commitFlag); err != nil {
 		fmt.Fprintln(os.Stderr, "benchtables:", err)
 		os.Exit(1)
 	}
 }
 
-func mainErr(path, in, started, loadStart string) error {
+func mainErr(path, in, started, loadStart, commitOverride string) error {
 	var src io.Reader = os.Stdin
 	if in != "-" {
 		f, err := os.Open(in)
@@ -379,7 +380,10 @@ func mainErr(path, in, started, loadStart string) error {
 	if err != nil {
 		return err
 	}
-	st := stamp{ended: time.Now().UTC(), loadStart: loadStart, loadEnd: loadAverage(), commit: commit()}
+	st := stamp{ended: time.Now().UTC(), loadStart: loadStart, loadEnd: loadAverage(), commit: commitOverride}
+	if st.commit == "" {
+		st.commit = commit()
+	}
 	if started != "" {
 		if st.started, err = time.Parse(time.RFC3339, started); err != nil {
 			return fmt.Errorf("-started: %v", err)
