@@ -51,6 +51,12 @@ type Options struct {
 	// either way; only the request log's reads differ, so scenarios that
 	// stage faults (which count calls) or count reads always step.
 	EveryStep bool
+	// MaxWakeups, when positive, stops the run with an error once the
+	// objects have been woken (reconciled or found resting) more than this
+	// many times: a bound on runs of rules that never settle, such as a
+	// mutant's (package mutate), that counts what the run does rather than
+	// wall time.
+	MaxWakeups int
 }
 
 // runner drives one scenario.
@@ -185,6 +191,9 @@ func Run(ctx context.Context, s *Scenario, ms []*fsm.Machine, opts Options) (*Re
 			d := it.obj
 			if d.gen != it.gen {
 				continue // superseded by a later decision
+			}
+			if opts.MaxWakeups > 0 && r.res.Reconciles+r.res.Rests >= opts.MaxWakeups {
+				return nil, fmt.Errorf("%s: more than %d wake-ups by %s: the run was stopped", s.File, opts.MaxWakeups, r.clock.Now().Sub(s.Start))
 			}
 			if r.stillResting(d) {
 				r.res.Rests++

@@ -21,6 +21,7 @@ import (
 	// versioned types, conversions and defaulting functions.
 	_ "k8s.io/kubernetes/pkg/apis/apps/install"
 	_ "k8s.io/kubernetes/pkg/apis/autoscaling/install"
+	_ "k8s.io/kubernetes/pkg/apis/batch/install"
 	_ "k8s.io/kubernetes/pkg/apis/coordination/install"
 	_ "k8s.io/kubernetes/pkg/apis/core/install"
 	_ "k8s.io/kubernetes/pkg/apis/events/install"
@@ -31,6 +32,7 @@ import (
 	deploymentregistry "k8s.io/kubernetes/pkg/registry/apps/deployment"
 	"k8s.io/kubernetes/pkg/registry/apps/statefulset"
 	"k8s.io/kubernetes/pkg/registry/autoscaling/horizontalpodautoscaler"
+	"k8s.io/kubernetes/pkg/registry/batch/job"
 	"k8s.io/kubernetes/pkg/registry/coordination/lease"
 	"k8s.io/kubernetes/pkg/registry/core/configmap"
 	"k8s.io/kubernetes/pkg/registry/core/event"
@@ -107,6 +109,7 @@ var builtinKinds = func() []*builtinKind {
 		legacy("apps/v1", "Deployment", "deployments", adapters.Namespaced, deploymentregistry.Strategy, deploymentregistry.StatusStrategy),
 		legacy("apps/v1", "StatefulSet", "statefulsets", adapters.Namespaced, statefulset.Strategy, statefulset.StatusStrategy),
 		legacy("apps/v1", "DaemonSet", "daemonsets", adapters.Namespaced, daemonset.Strategy, daemonset.StatusStrategy),
+		legacy("batch/v1", "Job", "jobs", adapters.Namespaced, job.Strategy, job.StatusStrategy),
 		legacy("autoscaling/v2", "HorizontalPodAutoscaler", "horizontalpodautoscalers", adapters.Namespaced, horizontalpodautoscaler.Strategy, horizontalpodautoscaler.StatusStrategy),
 		legacy("policy/v1", "PodDisruptionBudget", "poddisruptionbudgets", adapters.Namespaced, poddisruptionbudget.Strategy, poddisruptionbudget.StatusStrategy),
 		legacy("coordination.k8s.io/v1", "Lease", "leases", adapters.Namespaced, lease.Strategy, nil),

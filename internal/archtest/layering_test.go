@@ -22,7 +22,7 @@ var layers = [][]string{
 	{"fsm"},
 	{"engine", "adapters/sim", "adapters/kube", "internal/controlplane"},
 	{"scenario", "controller"},
-	{"verify", "scenario/kubeworld", "adapters/fidelity", "record"},
+	{"verify", "scenario/kubeworld", "adapters/fidelity", "record", "mutate"},
 	{"cmd/statecraft"},
 	{"internal/archtest", "internal/deploytest"}, // tests only
 	{"internal/benchtables"},                     // make bench's table writer: imports none of these

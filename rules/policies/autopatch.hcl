@@ -120,9 +120,14 @@ machine "autopatch" {
   }
   let "auto_ops" { value = "operations.items.filter(o, o.metadata.?annotations[?'ichor.maesh.dev/auto-patch'].orValue('') == 'true')" }
   let "manual_done" { value = "operations.items.filter(o, o.metadata.?annotations[?'ichor.maesh.dev/auto-patch'].orValue('') != 'true' && o.spec.type in ['talos', 'kubernetes', 'cni'] && o.?status.?phase.orValue('') == 'Completed')" }
+  # An acknowledgement ends a halt for good (section 5: a later halt names
+  # another operation): each acknowledged halt is remembered while its
+  # operation stays paused, as two can be paused at once on two clusters.
+  let "acknowledged_before" { value = "status.?autoPatch.?acknowledged.orValue([])" }
+  let "acknowledged_kept" { value = "acknowledged_before.filter(n, auto_ops.exists(o, key(o) == n && o.?status.?phase.orValue('') == 'Paused'))" }
   # Section 5: an automatic operation in Paused (a failed step or a pause)
   # halts, unless acknowledged or followed by a manual upgrade that completed.
-  let "halting" { value = "auto_ops.filter(o, o.?status.?phase.orValue('') == 'Paused' && key(o) != acknowledged && !manual_done.exists(m, cluster_of(m) == cluster_of(o) && timestamp(m.metadata.creationTimestamp) > timestamp(o.metadata.creationTimestamp)))" }
+  let "halting" { value = "auto_ops.filter(o, o.?status.?phase.orValue('') == 'Paused' && key(o) != acknowledged && !(key(o) in acknowledged_before) && !manual_done.exists(m, cluster_of(m) == cluster_of(o) && timestamp(m.metadata.creationTimestamp) > timestamp(o.metadata.creationTimestamp)))" }
   let "halt_message" { value = "'automatic operation ' + key(halting[0]) + ' is paused: ' + halting[0].?status.?failureReason.orValue(halting[0].?status.?reason.orValue('paused'))" }
   let "halted_name" { value = "status.?autoPatch.?haltedOperation.orValue('')" }
   let "halted_op" { value = "operations.items.filter(o, key(o) == halted_name)" }
@@ -345,6 +350,7 @@ machine "autopatch" {
     reason  = "halt_end"
     reasons = [HaltAcknowledged, HaltedOperationCompleted, HaltedOperationDeleted, ManualUpgradeCompleted]
     message = "{'HaltAcknowledged': 'spec.autoPatch.acknowledgedHalt names ' + halted_name, 'HaltedOperationCompleted': halted_name + ' completed', 'HaltedOperationDeleted': halted_name + ' no longer exists', 'ManualUpgradeCompleted': 'a later manual upgrade of ' + status.?autoPatch.?haltedCluster.orValue('') + ' completed'}[halt_end]"
+    set     = { "autoPatch.acknowledged" = "halt_end != 'HaltAcknowledged' ? acknowledged_before : halted_name in acknowledged_kept || halted_name == '' ? acknowledged_kept : acknowledged_kept + [halted_name]" }
   }
 
   # ---- Why nothing starts, when it changes; autoPatch.blocked per cluster. ----
@@ -443,5 +449,18 @@ machine "autopatch" {
       set    = { "autoPatch.pending" = "patch.merge(pending, {'tries': pending_tries + 1})" }
       after  = "param.create_retry_delay"
     }
+  }
+
+  # ---- statecraft verify: findings the rules mean to have. ----
+  accept "halts need a failed operation" {
+    finding = unreached
+    states  = [Creating, Halted]
+    because = "Creating follows a failed create of an operation and Halted a failed or paused automatic one; verify fails no request of the first reconcile, where the shipped starting objects make their only start, and has no executor to fail an operation (autopatch/half-start, halt-acknowledge, halt-ends and two-halts show both states)"
+  }
+  accept "waits for what only the world ends" {
+    finding = stuck
+    states  = [Active]
+    reasons = [OutsideWindow, OperationUnfinished, IchorUpgradeInProgress]
+    because = "guards the seed gives: no start outside the maintenance window (a time of day, which verify's time abstraction of past, now and future does not reach), while a cluster's operation runs (only the executor ends it) or while Ichor itself upgrades (only its operator writes status.installedVersion); autopatch/window-wrap, starts and guard-operations show each guard lift"
   }
 }

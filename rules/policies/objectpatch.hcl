@@ -484,4 +484,13 @@ machine "objectpatch" {
     message = "'no drift for ' + string(param.stabilization_window) + ': the drift streak is over'"
     set     = { driftRetryCount = "0" }
   }
+
+  # ---- statecraft verify: findings the rules mean to have. ----
+
+  accept "reapply retried while the annotation stays" {
+    finding = unbounded_retries
+    states  = [Error]
+    reasons = [ReapplyNotAccepted]
+    because = "the seed keeps the reapply annotation until it is accepted and tries again every requeueInterval (transition reapply, on accept *); a patch of the ObjectPatch that fails every time is retried as long as it fails, at that interval"
+  }
 }
