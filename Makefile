@@ -128,19 +128,31 @@ fuzz:
 		if [ $$rc -ne 0 ]; then printf '%s\n' "$$out"; exit $$rc; fi; \
 	done
 
-# Every benchmark; figures and commands in BENCHMARKS.md. Micro-benchmarks
-# run the default 1s each; each simulation is one run (-benchtime=1x),
-# abandoned after -sim.budget (10m) of wall time if it has not finished.
+# Every benchmark, and BENCHMARKS.md's generated tables rewritten from
+# their output (internal/benchtables: date, commit, machine and load; the
+# figures each table replaces become one line of its history). The output
+# is kept in bin/bench.txt. Micro-benchmarks run the default 1s each; each
+# simulation is one run (-benchtime=1x), abandoned after -sim.budget (10m)
+# of wall time if it has not finished.
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem $$($(GO) list ./... | grep -v '/scenario$$')
-	$(GO) test -run '^$$' -bench . -benchmem -benchtime=1x -timeout 0 ./scenario/ -args -sim.budget=10m
+	@mkdir -p bin
+	bash -o pipefail -c 'start=$$(date -u +%FT%TZ); load=$$(cut -d" " -f1-3 /proc/loadavg); \
+		{ $(GO) test -run "^$$" -bench . -benchmem $$($(GO) list ./... | grep -v "/scenario$$") && \
+		  $(GO) test -run "^$$" -bench . -benchmem -benchtime=1x -timeout 0 ./scenario/ -args -sim.budget=10m; } 2>&1 | tee bin/bench.txt && \
+		$(GO) run ./internal/benchtables -in bin/bench.txt -started $$start -load-start "$$load" BENCHMARKS.md'
 
 # The real-API-server benchmark alone: 2,000 ObjectPatches converged by
-# statecraft, a plain client-go loop and a controller-runtime reconciler in
-# one run (figures in BENCHMARKS.md). -args -kube.n=N changes the size.
+# statecraft, a plain client-go loop and a controller-runtime reconciler,
+# interleaved in an order rotated every round, three rounds per run, with
+# each round's and the median ratios and CPU per object (figures in
+# BENCHMARKS.md, whose kube table it rewrites). -args -kube.n=N changes the
+# size, -kube.rounds=R the rounds.
 .PHONY: bench-kube
 bench-kube: controlplane
-	STATECRAFT_REQUIRE_CONTROLPLANE=1 $(GO) test -run '^$$' -bench '^BenchmarkConvergeObjectPatches$$' -benchtime=1x -timeout 30m ./controller/
+	@mkdir -p bin
+	bash -o pipefail -c 'start=$$(date -u +%FT%TZ); load=$$(cut -d" " -f1-3 /proc/loadavg); \
+		STATECRAFT_REQUIRE_CONTROLPLANE=1 $(GO) test -run "^$$" -bench "^BenchmarkConvergeObjectPatches$$" -benchtime=1x -timeout 30m ./controller/ 2>&1 | tee bin/bench-kube.txt && \
+		$(GO) run ./internal/benchtables -in bin/bench-kube.txt -started $$start -load-start "$$load" BENCHMARKS.md'
 
 # The load test of issue 10 (not in every CI run): 10,000 ObjectPatches on
 # the local API server while another actor drifts targets for 10 minutes;

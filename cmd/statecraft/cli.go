@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -216,7 +217,35 @@ func simCmd(stdout, stderr io.Writer) *cobra.Command {
 			if why {
 				opts.Steps = wc
 			}
+			// The plain and the JSON Lines trace are streamed as the run
+			// makes them; the rest (--why, --timeline, -o) need it whole.
+			flush := func() error { return nil }
+			streams := !why && timeline == "" && output == ""
+			if streams {
+				keep := func(l scenario.Line) bool { return object == "" || l.Object == object }
+				if format == "json" {
+					bw := bufio.NewWriter(stdout)
+					enc := json.NewEncoder(bw)
+					opts.Trace = func(l scenario.Line) {
+						if keep(l) {
+							enc.Encode(l)
+						}
+					}
+					flush = bw.Flush
+				} else {
+					tw := scenario.NewTraceWriter(stdout)
+					flush = tw.Flush
+					opts.Trace = func(l scenario.Line) {
+						if keep(l) {
+							tw.Line(l)
+						}
+					}
+				}
+			}
 			res, diags := runScenario(args[0], opts)
+			if err := flush(); err != nil && !diags.HasErrors() {
+				return err
+			}
 			if diags.HasErrors() {
 				printDiags(stderr, diags)
 				return ExitError{1}
@@ -258,7 +287,7 @@ func simCmd(stdout, stderr io.Writer) *cobra.Command {
 				if err := writeStructured(stdout, output, doc); err != nil {
 					return err
 				}
-			} else if format == "json" {
+			} else if format == "json" && !streams {
 				enc := json.NewEncoder(stdout)
 				for _, l := range lines {
 					enc.Encode(l)
@@ -266,7 +295,7 @@ func simCmd(stdout, stderr io.Writer) *cobra.Command {
 			} else if why {
 				s, _ := scenario.Load(args[0])
 				writeWhy(stdout, lines, wc.steps, s.Start, object)
-			} else {
+			} else if !streams {
 				for _, l := range lines {
 					fmt.Fprintln(stdout, l)
 				}

@@ -25,6 +25,7 @@ var layers = [][]string{
 	{"verify", "scenario/kubeworld", "adapters/fidelity", "record", "mutate"},
 	{"cmd/statecraft"},
 	{"internal/archtest", "internal/deploytest"}, // tests only
+	{"internal/benchtables"},                     // make bench's table writer: imports none of these
 }
 
 const module = "github.com/statecraft/statecraft/"
