@@ -699,6 +699,12 @@ func (c *Cache) read(ctx context.Context, req adapters.Request) (adapters.Result
 		if err != nil {
 			return adapters.Result{}, false
 		}
+		// The snapshot and the overlay of this process's writes are taken
+		// under wmu: an informer event between them would otherwise drop
+		// a write from the overlay (caughtUp) that the snapshot, taken
+		// before the event, does not show yet.
+		c.wmu.Lock()
+		defer c.wmu.Unlock()
 		snap := ki.list(req.Ref.Namespace, req.LabelSelector, sel)
 		items := make([]map[string]any, len(snap.objs))
 		for i, u := range snap.objs {
@@ -712,6 +718,8 @@ func (c *Cache) read(ctx context.Context, req adapters.Request) (adapters.Result
 		}
 		return adapters.Result{Outcome: adapters.OK, Items: items}, true
 	}
+	c.wmu.Lock() // as for a list: the read and this process's writes together
+	defer c.wmu.Unlock()
 	lister := ki.informer.Lister()
 	var obj runtime.Object
 	if req.Ref.Namespace != "" {
@@ -754,10 +762,9 @@ func (c *Cache) cachedVersion(ctx context.Context, ref adapters.Ref) string {
 // ("" for all) in place of the cached objects they replaced, adds the
 // objects it created that the cache does not hold yet (when sel selects
 // them), and forgets the writes the cache has moved past: what fresh does,
-// for the few objects written instead of every object listed.
+// for the few objects written instead of every object listed. The caller
+// holds c.wmu.
 func (c *Cache) overlay(gvk schema.GroupVersionKind, ns string, sel labels.Selector, snap *listSnapshot, items []map[string]any) []map[string]any {
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
 	var added []keyedItem
 	for wns, byName := range c.written[gvk] {
 		if ns != "" && wns != ns {
@@ -810,11 +817,9 @@ func labelsOf(obj map[string]any) map[string]string {
 }
 
 // createdObject returns the object this process created under ns/name
-// when the cache does not hold it yet.
+// when the cache does not hold it yet. The caller holds c.wmu.
 func (c *Cache) createdObject(gvk schema.GroupVersionKind, ns, name string) (map[string]any, bool) {
-	c.wmu.Lock()
 	w, ok := c.written[gvk][ns][name]
-	c.wmu.Unlock()
 	if !ok || !w.created {
 		return nil, false
 	}
@@ -826,10 +831,10 @@ func (c *Cache) createdObject(gvk schema.GroupVersionKind, ns, name string) (map
 
 // fresh returns the cached object (a deep copy unless SharedReads), or
 // this process's own write of it when that is newer (see written.ahead);
-// a write the cache has caught up with is forgotten.
+// a write the cache has caught up with is forgotten. The caller holds
+// c.wmu.
 func (c *Cache) fresh(gvk schema.GroupVersionKind, u *unstructured.Unstructured) map[string]any {
 	obj := u.Object
-	c.wmu.Lock()
 	byName := c.written[gvk][u.GetNamespace()]
 	if w, ok := byName[u.GetName()]; ok {
 		if w.ahead(u.GetResourceVersion()) {
@@ -838,7 +843,6 @@ func (c *Cache) fresh(gvk schema.GroupVersionKind, u *unstructured.Unstructured)
 			delete(byName, u.GetName())
 		}
 	}
-	c.wmu.Unlock()
 	if c.SharedReads {
 		return obj
 	}
