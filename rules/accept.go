@@ -54,16 +54,8 @@ func accept(b *hcl.Block) (*Accept, hcl.Diagnostics) {
 	a := &Accept{Name: b.Labels[0], DeclRange: b.DefRange}
 	content, diags := b.Body.Content(acceptSchema)
 	names := func(at *hcl.Attribute) []string {
-		var out []string
-		items, d := hcl.ExprList(at.Expr)
+		out, d := keywordList(at)
 		diags = append(diags, d...)
-		for _, it := range items {
-			n, d := keywordExpr(it, "name")
-			diags = append(diags, d...)
-			if n != "" {
-				out = append(out, n)
-			}
-		}
 		return out
 	}
 	if at, ok := content.Attributes["finding"]; ok {
