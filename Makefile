@@ -4,7 +4,7 @@ GO       ?= go
 FUZZTIME ?= 10s
 SCENARIO ?= examples/objectpatch/target-appears.scenario.hcl
 
-.PHONY: all build image run sim test unit scenarios fuzz vet fmt-check tidy-check hcl-fmt-check hygiene bench soak fidelity faults
+.PHONY: all build image run sim test unit scenarios fuzz vet fmt-check tidy-check hcl-fmt-check hygiene bench soak fidelity mutate faults
 
 all: build
 
@@ -61,9 +61,21 @@ sim:
 # end-to-end tests, the sample of fault schedules among them, take longer
 # than go test's default 10 minutes on 2 loaded cores.
 test: hygiene vet cluster image
-	STATECRAFT_REQUIRE_CONTROLPLANE=1 $(GO) test -count=1 -timeout 30m ./...
+	STATECRAFT_REQUIRE_CONTROLPLANE=1 $(GO) test -count=1 -timeout 45m ./...
 	$(MAKE) fuzz
 	$(GO) run ./cmd/statecraft test examples spec
+	$(GO) run ./cmd/statecraft verify --quiet rules/policies
+	$(MAKE) mutate
+
+# Mutation testing of the conformance suite (spec/mutation.md): the fixed
+# sample of the shipped policies' mutants whose IDs hash to 0 modulo
+# MUTATE_SAMPLE, against spec/conformance/known-survivors.txt: a survivor
+# not on record fails, as does a recorded one now killed (remove it).
+# MUTATE_SAMPLE=1 runs every mutant (about 2,300; hours on two cores).
+MUTATE_SAMPLE   ?= 8
+MUTATE_MACHINES ?= objectpatch,autopatch,clusterextension,clusterobjectdeployment,clusterobjectset
+mutate:
+	$(GO) run ./cmd/statecraft test --mutate --machine $(MUTATE_MACHINES) --sample $(MUTATE_SAMPLE) --jobs 2 --budget 40m spec/conformance
 
 # How faithfully the simulator answers as kube-apiserver does (issue 22):
 # the differential test of adapters/fidelity over a larger run than the one
@@ -113,26 +125,50 @@ hcl-fmt-check:
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 
-# Short fuzzing of every fuzz target; corpora live in testdata/fuzz.
+# Short fuzzing of every fuzz target, FUZZTIME each; corpora live in
+# testdata/fuzz. Each target prints its executions and executions per
+# second (over FUZZTIME, baseline coverage included). A new interesting
+# input is minimized for at most FUZZMINIMIZE (Go's default, 60s, would
+# spend a short run minimizing); a failing input is kept in testdata/fuzz.
+FUZZMINIMIZE ?= 20x
+FUZZ_TARGETS = ./rules:FuzzLoadCompile ./jsonparse:FuzzParse ./library/objpatch:FuzzValidate \
+	./library/objpatch:FuzzPlan ./scenario:FuzzParse ./adapters/sim:FuzzRequests
 fuzz:
-	$(GO) test ./rules -run '^$$' -fuzz '^FuzzLoadCompile$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./jsonparse -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./library/objpatch -run '^$$' -fuzz '^FuzzValidate$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./library/objpatch -run '^$$' -fuzz '^FuzzPlan$$' -fuzztime $(FUZZTIME)
+	@for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; fn=$${t##*:}; \
+		out=$$($(GO) test $$pkg -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) 2>&1); rc=$$?; \
+		execs=$$(printf '%s\n' "$$out" | sed -n 's/.*execs: \([0-9]*\).*/\1/p' | tail -1); execs=$${execs:-0}; \
+		secs=$$(printf '%s\n' "$(FUZZTIME)" | sed -n 's/^\([0-9]*\)s$$/\1/p'); \
+		rate=$$(if [ -n "$$secs" ] && [ "$$secs" -gt 0 ]; then echo "$$((execs / secs))/s"; else echo "?/s"; fi); \
+		echo "fuzz $$pkg $$fn: $$execs executions in $(FUZZTIME) ($$rate)"; \
+		if [ $$rc -ne 0 ]; then printf '%s\n' "$$out"; exit $$rc; fi; \
+	done
 
-# Every benchmark; figures and commands in BENCHMARKS.md. Micro-benchmarks
-# run the default 1s each; each simulation is one run (-benchtime=1x),
-# abandoned after -sim.budget (10m) of wall time if it has not finished.
+# Every benchmark, and BENCHMARKS.md's generated tables rewritten from
+# their output (internal/benchtables: date, commit, machine and load; the
+# figures each table replaces become one line of its history). The output
+# is kept in bin/bench.txt. Micro-benchmarks run the default 1s each; each
+# simulation is one run (-benchtime=1x), abandoned after -sim.budget (10m)
+# of wall time if it has not finished.
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem $$($(GO) list ./... | grep -v '/scenario$$')
-	$(GO) test -run '^$$' -bench . -benchmem -benchtime=1x -timeout 0 ./scenario/ -args -sim.budget=10m
+	@mkdir -p bin
+	bash -o pipefail -c 'start=$$(date -u +%FT%TZ); load=$$(cut -d" " -f1-3 /proc/loadavg); \
+		{ $(GO) test -run "^$$" -bench . -benchmem $$($(GO) list ./... | grep -v "/scenario$$") && \
+		  $(GO) test -run "^$$" -bench . -benchmem -benchtime=1x -timeout 0 ./scenario/ -args -sim.budget=10m; } 2>&1 | tee bin/bench.txt && \
+		$(GO) run ./internal/benchtables -in bin/bench.txt -started $$start -load-start "$$load" BENCHMARKS.md'
 
 # The real-API-server benchmark alone: 2,000 ObjectPatches converged by
-# statecraft, a plain client-go loop and a controller-runtime reconciler in
-# one run (figures in BENCHMARKS.md). -args -kube.n=N changes the size.
+# statecraft, a plain client-go loop and a controller-runtime reconciler,
+# interleaved in an order rotated every round, three rounds per run, with
+# each round's and the median ratios and CPU per object (figures in
+# BENCHMARKS.md, whose kube table it rewrites). -args -kube.n=N changes the
+# size, -kube.rounds=R the rounds.
 .PHONY: bench-kube
 bench-kube: controlplane
-	STATECRAFT_REQUIRE_CONTROLPLANE=1 $(GO) test -run '^$$' -bench '^BenchmarkConvergeObjectPatches$$' -benchtime=1x -timeout 30m ./controller/
+	@mkdir -p bin
+	bash -o pipefail -c 'start=$$(date -u +%FT%TZ); load=$$(cut -d" " -f1-3 /proc/loadavg); \
+		STATECRAFT_REQUIRE_CONTROLPLANE=1 $(GO) test -run "^$$" -bench "^BenchmarkConvergeObjectPatches$$" -benchtime=1x -timeout 30m ./controller/ 2>&1 | tee bin/bench-kube.txt && \
+		$(GO) run ./internal/benchtables -in bin/bench-kube.txt -started $$start -load-start "$$load" BENCHMARKS.md'
 
 # The load test of issue 10 (not in every CI run): 10,000 ObjectPatches on
 # the local API server while another actor drifts targets for 10 minutes;

@@ -158,6 +158,9 @@ type written struct {
 	// first of a run of writes replaced, and the earlier writes' own. They
 	// decide when resourceVersions are not comparable (see ahead).
 	older []string
+	// created is set for an object this process created: until the cache
+	// holds it, it is read (and listed) as created.
+	created bool
 }
 
 // ahead reports whether w is newer than the cached version cached, so
@@ -165,6 +168,9 @@ type written struct {
 // (comparable within a resource since Kubernetes 1.35) by comparing them,
 // else when cached is one of the versions w is known to follow.
 func (w written) ahead(cached string) bool {
+	if cached == "" {
+		return w.created
+	}
 	if cmp, err := resourceversion.CompareResourceVersion(cached, w.rv); err == nil {
 		return cmp < 0
 	}
@@ -557,10 +563,48 @@ func (c *Cache) Do(ctx context.Context, req adapters.Request) adapters.Result {
 		before = c.cachedVersion(ctx, req.Ref)
 	}
 	res := stripResult(c.client.Do(ctx, req))
-	if res.Outcome == adapters.OK && !req.DryRun && req.Verb != adapters.Create {
+	switch {
+	case res.Outcome != adapters.OK || req.DryRun:
+	case req.Verb == adapters.Create:
+		c.created(ctx, req, res.Object)
+	default:
 		c.wrote(ctx, req, before, res.Object)
 	}
 	return res
+}
+
+// created remembers an object this process created, to be served (by get
+// and in lists) until the cache holds it: a reconcile that creates an
+// object and lists its kind again must find it, or it would create it
+// again (and fail, as it exists).
+func (c *Cache) created(ctx context.Context, req adapters.Request, obj map[string]any) {
+	gvk, err := refGVK(req.Ref)
+	rv := resourceVersion(obj)
+	if err != nil || rv == "" {
+		return
+	}
+	md, _ := obj["metadata"].(map[string]any)
+	ns, _ := md["namespace"].(string)
+	name, _ := md["name"].(string)
+	ref := req.Ref
+	ref.Namespace, ref.Name = ns, name
+	if c.cachedVersion(ctx, ref) != "" {
+		return // the cache caught up already
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, watched := c.informers[gvk]; !watched {
+		return
+	}
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if c.written[gvk] == nil {
+		c.written[gvk] = map[string]map[string]written{}
+	}
+	if c.written[gvk][ns] == nil {
+		c.written[gvk][ns] = map[string]written{}
+	}
+	c.written[gvk][ns][name] = written{obj: obj, rv: rv, created: true}
 }
 
 // wrote remembers the object a write returned, to be served instead of
@@ -584,6 +628,20 @@ func (c *Cache) wrote(ctx context.Context, req adapters.Request, before string, 
 	prev, hasPrev := byNS[req.Ref.Namespace][req.Ref.Name]
 	delete(byNS[req.Ref.Namespace], req.Ref.Name)
 	rv := resourceVersion(obj)
+	if hasPrev && prev.created && before == "" && rv != "" && req.Verb != adapters.Delete {
+		// A write to an object this process created, which the cache
+		// still does not hold: served as written, as the creation was.
+		byNS[req.Ref.Namespace][req.Ref.Name] = written{obj: obj, rv: rv, created: true}
+		return
+	}
+	if before == "" && cached != "" && rv != "" {
+		// The cache came to hold the object while the write was sent (one
+		// this process created): the version it holds precedes the write
+		// when resourceVersions say so.
+		if cmp, err := resourceversion.CompareResourceVersion(cached, rv); err == nil && cmp < 0 {
+			before = cached
+		}
+	}
 	if before == "" || rv == "" || req.Verb == adapters.Delete {
 		return
 	}
@@ -641,12 +699,18 @@ func (c *Cache) read(ctx context.Context, req adapters.Request) (adapters.Result
 		if err != nil {
 			return adapters.Result{}, false
 		}
+		// The snapshot and the overlay of this process's writes are taken
+		// under wmu: an informer event between them would otherwise drop
+		// a write from the overlay (caughtUp) that the snapshot, taken
+		// before the event, does not show yet.
+		c.wmu.Lock()
+		defer c.wmu.Unlock()
 		snap := ki.list(req.Ref.Namespace, req.LabelSelector, sel)
 		items := make([]map[string]any, len(snap.objs))
 		for i, u := range snap.objs {
 			items[i] = u.Object
 		}
-		c.overlay(ki.gvk, req.Ref.Namespace, snap, items)
+		items = c.overlay(ki.gvk, req.Ref.Namespace, sel, snap, items)
 		if !c.SharedReads {
 			for i, it := range items {
 				items[i] = runtime.DeepCopyJSON(it)
@@ -654,6 +718,8 @@ func (c *Cache) read(ctx context.Context, req adapters.Request) (adapters.Result
 		}
 		return adapters.Result{Outcome: adapters.OK, Items: items}, true
 	}
+	c.wmu.Lock() // as for a list: the read and this process's writes together
+	defer c.wmu.Unlock()
 	lister := ki.informer.Lister()
 	var obj runtime.Object
 	if req.Ref.Namespace != "" {
@@ -662,6 +728,9 @@ func (c *Cache) read(ctx context.Context, req adapters.Request) (adapters.Result
 		obj, err = lister.Get(req.Ref.Name)
 	}
 	if err != nil {
+		if got, ok := c.createdObject(ki.gvk, req.Ref.Namespace, req.Ref.Name); ok && apierrors.IsNotFound(err) {
+			return adapters.Result{Outcome: adapters.OK, Object: got}, true
+		}
 		return adapters.Result{Outcome: kube.Classify(err), Message: err.Error()}, true
 	}
 	u, ok := obj.(*unstructured.Unstructured)
@@ -690,12 +759,13 @@ func (c *Cache) cachedVersion(ctx context.Context, ref adapters.Ref) string {
 }
 
 // overlay puts this process's own writes into a list read of namespace
-// ("" for all) in place of the cached objects they replaced, and forgets
-// the writes the cache has moved past: what fresh does, for the few
-// objects written instead of every object listed.
-func (c *Cache) overlay(gvk schema.GroupVersionKind, ns string, snap *listSnapshot, items []map[string]any) {
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
+// ("" for all) in place of the cached objects they replaced, adds the
+// objects it created that the cache does not hold yet (when sel selects
+// them), and forgets the writes the cache has moved past: what fresh does,
+// for the few objects written instead of every object listed. The caller
+// holds c.wmu.
+func (c *Cache) overlay(gvk schema.GroupVersionKind, ns string, sel labels.Selector, snap *listSnapshot, items []map[string]any) []map[string]any {
+	var added []keyedItem
 	for wns, byName := range c.written[gvk] {
 		if ns != "" && wns != ns {
 			continue
@@ -703,6 +773,9 @@ func (c *Cache) overlay(gvk schema.GroupVersionKind, ns string, snap *listSnapsh
 		for name, w := range byName {
 			i := snap.find(objKey{wns, name})
 			if i < 0 {
+				if w.created && (sel.Empty() || sel.Matches(labels.Set(labelsOf(w.obj)))) {
+					added = append(added, keyedItem{objKey{wns, name}, w.obj})
+				}
 				continue
 			}
 			if w.ahead(snap.objs[i].GetResourceVersion()) {
@@ -712,14 +785,56 @@ func (c *Cache) overlay(gvk schema.GroupVersionKind, ns string, snap *listSnapsh
 			}
 		}
 	}
+	if len(added) == 0 {
+		return items
+	}
+	all := make([]keyedItem, 0, len(items)+len(added))
+	for i, it := range items {
+		all = append(all, keyedItem{snap.keys[i], it})
+	}
+	all = append(all, added...)
+	sort.Slice(all, func(i, j int) bool { return all[i].k.less(all[j].k) })
+	out := make([]map[string]any, len(all))
+	for i, k := range all {
+		out[i] = k.obj
+	}
+	return out
+}
+
+type keyedItem struct {
+	k   objKey
+	obj map[string]any
+}
+
+func labelsOf(obj map[string]any) map[string]string {
+	md, _ := obj["metadata"].(map[string]any)
+	l, _ := md["labels"].(map[string]any)
+	out := make(map[string]string, len(l))
+	for k, v := range l {
+		out[k], _ = v.(string)
+	}
+	return out
+}
+
+// createdObject returns the object this process created under ns/name
+// when the cache does not hold it yet. The caller holds c.wmu.
+func (c *Cache) createdObject(gvk schema.GroupVersionKind, ns, name string) (map[string]any, bool) {
+	w, ok := c.written[gvk][ns][name]
+	if !ok || !w.created {
+		return nil, false
+	}
+	if c.SharedReads {
+		return w.obj, true
+	}
+	return runtime.DeepCopyJSON(w.obj), true
 }
 
 // fresh returns the cached object (a deep copy unless SharedReads), or
 // this process's own write of it when that is newer (see written.ahead);
-// a write the cache has caught up with is forgotten.
+// a write the cache has caught up with is forgotten. The caller holds
+// c.wmu.
 func (c *Cache) fresh(gvk schema.GroupVersionKind, u *unstructured.Unstructured) map[string]any {
 	obj := u.Object
-	c.wmu.Lock()
 	byName := c.written[gvk][u.GetNamespace()]
 	if w, ok := byName[u.GetName()]; ok {
 		if w.ahead(u.GetResourceVersion()) {
@@ -728,7 +843,6 @@ func (c *Cache) fresh(gvk schema.GroupVersionKind, u *unstructured.Unstructured)
 			delete(byName, u.GetName())
 		}
 	}
-	c.wmu.Unlock()
 	if c.SharedReads {
 		return obj
 	}

@@ -13,12 +13,14 @@ import (
 
 // The metrics of client-go's own machinery, as every Kubernetes controller
 // exports them: the work queue's (workqueue_*, by queue name "statecraft")
-// through client-go's workqueue metrics provider, and the REST client's
+// through a metrics provider the queue is made with (not client-go's
+// process-global one, which the API server's code linked in by the
+// simulator sets for its own registry first), and the REST client's
 // (rest_client_requests_total by code, method and host;
 // rest_client_request_duration_seconds by verb and host) through
-// controller-runtime's adapter of k8s.io/client-go/tools/metrics. Both
-// providers are process-global in client-go, so the collectors are too;
-// every Controller's registry gathers them.
+// controller-runtime's adapter of k8s.io/client-go/tools/metrics, which is
+// process-global in client-go. The collectors are process-wide; every
+// Controller's registry gathers them.
 
 var (
 	queueMetrics = struct {
@@ -72,11 +74,6 @@ func (queueMetricsProvider) NewLongestRunningProcessorSecondsMetric(name string)
 }
 func (queueMetricsProvider) NewRetriesMetric(name string) workqueue.CounterMetric {
 	return queueMetrics.retries.WithLabelValues(name)
-}
-
-func init() {
-	// Before any queue is made: a queue takes its metrics when created.
-	workqueue.SetProvider(queueMetricsProvider{})
 }
 
 // registerClientCollectors adds the Go runtime, process, work-queue and

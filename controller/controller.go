@@ -48,11 +48,14 @@ type Options struct {
 	// nothing. Lines are written whole and one at a time: Shadow need not
 	// be safe for concurrent use.
 	Shadow io.Writer
-	// Reconciled, when set, is called after each reconcile with the object,
-	// when it ran, the wake-up it asked for (zero: none) and its error: for
-	// tests that check how often each object is reconciled. It is called
-	// from the workers, concurrently.
-	Reconciled func(ref adapters.Ref, at, wake time.Time, err error)
+	// DecisionRecords, when above zero, keeps on each driven object its
+	// last DecisionRecords decisions with the clause values that decided
+	// them, in the annotation DecisionAnnotation (see decisions.go); not
+	// in shadow mode.
+	DecisionRecords int
+	// Observer, when set, sees every reconcile: its steps, transitions,
+	// problems, requests and end (a flight recorder, package record).
+	Observer Observer
 }
 
 // Controller drives every object of the kinds its machines bind.
@@ -92,7 +95,7 @@ func New(client *kube.Client, machines []*fsm.Machine, opts Options) (*Controlle
 		machines: map[schema.GroupVersionKind]*fsm.Machine{},
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
 			workqueue.DefaultTypedControllerRateLimiter[adapters.Ref](),
-			workqueue.TypedRateLimitingQueueConfig[adapters.Ref]{Name: "statecraft"}),
+			workqueue.TypedRateLimitingQueueConfig[adapters.Ref]{Name: "statecraft", MetricsProvider: queueMetricsProvider{}}),
 	}
 	for _, m := range machines {
 		for _, r := range m.Resources {
@@ -235,8 +238,30 @@ func changedBeyondStatus(old, obj *unstructured.Unstructured) bool {
 	// GetAnnotations make.
 	om, _ := old.Object["metadata"].(map[string]any)
 	nm, _ := obj.Object["metadata"].(map[string]any)
-	return !deepEqual(om["labels"], nm["labels"]) || !deepEqual(om["annotations"], nm["annotations"]) ||
+	return !deepEqual(om["labels"], nm["labels"]) || !annotationsEqual(om["annotations"], nm["annotations"]) ||
 		!deepEqual(old.Object["spec"], obj.Object["spec"])
+}
+
+// annotationsEqual compares two objects' annotations but for the decision
+// records the controller keeps itself (DecisionAnnotation).
+func annotationsEqual(a, b any) bool {
+	am, _ := a.(map[string]any)
+	bm, _ := b.(map[string]any)
+	_, ad := am[DecisionAnnotation]
+	_, bd := bm[DecisionAnnotation]
+	if !ad && !bd {
+		return deepEqual(a, b)
+	}
+	strip := func(m map[string]any) map[string]any {
+		out := make(map[string]any, len(m))
+		for k, v := range m {
+			if k != DecisionAnnotation {
+				out[k] = v
+			}
+		}
+		return out
+	}
+	return deepEqual(strip(am), strip(bm))
 }
 
 // deepEqual is reflect.DeepEqual for decoded JSON values, without the
@@ -308,12 +333,16 @@ func (c *Controller) next(ctx context.Context) bool {
 	c.reconciles.Add(1)
 	c.metrics.woke(ref, now)
 	rctx, unsure := withReliability(ctx)
-	rep, err := engine.Reconcile(rctx, m, c.api, ref, now, &tracer{c: c, ref: ref, machine: m.Name, unsure: unsure})
+	obs, api, tr := c.observe(m, ref, now, &tracer{c: c, ref: ref, machine: m.Name, unsure: unsure})
+	rep, err := engine.Reconcile(rctx, m, api, ref, now, tr)
 	if err == nil && unsure.Load() {
 		err = fmt.Errorf("API discovery failed during the reconcile; nothing was written")
 	}
-	if c.opts.Reconciled != nil {
-		c.opts.Reconciled(ref, now, rep.Wake, err)
+	if obs != nil {
+		// After the object is queued again: what observers do (writing
+		// decision records) does not delay its wake-up.
+		rep.Err = err
+		defer obs.Done(rep)
 	}
 	if err != nil {
 		c.failures.Add(1)

@@ -4,7 +4,10 @@
 // that serves the engine's reads, engine.Drive for each object taken from
 // the queue, wake-ups turned into delayed requeues, Events carrying each
 // transition's reason through client-go's event broadcaster, metrics,
-// shadow mode, optional sharding and leader election on a Lease.
+// shadow mode, optional sharding and leader election on a Lease. It keeps
+// each object's last decisions, with the clause values that decided them,
+// on the object (DecisionAnnotation, decisions.go), and hands every
+// reconcile to an Observer (a flight recorder, package record) when asked.
 //
 // It decides nothing about a lifecycle: rule files decide, package engine
 // steps them, package adapters/kube carries requests out. Nothing below it

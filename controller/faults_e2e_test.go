@@ -62,6 +62,7 @@ import (
 
 	"github.com/statecraft/statecraft/adapters"
 	"github.com/statecraft/statecraft/controller"
+	"github.com/statecraft/statecraft/engine"
 	"github.com/statecraft/statecraft/fsm"
 	"github.com/statecraft/statecraft/internal/controlplane"
 )
@@ -209,6 +210,35 @@ func (r *faultRun) problem(format string, args ...any) {
 	r.mu.Unlock()
 }
 
+// reconcileCounter records each reconcile of a process (object, time,
+// wake-up asked for, error) for the quiet-world check.
+type reconcileCounter struct {
+	r    *faultRun
+	proc string
+}
+
+func (c reconcileCounter) Reconciling(_ *fsm.Machine, ref adapters.Ref, now time.Time) controller.ReconcileObserver {
+	return &reconcileEnd{c: c, ref: ref, at: now}
+}
+
+// reconcileEnd sees one reconcile and records only its end.
+type reconcileEnd struct {
+	c   reconcileCounter
+	ref adapters.Ref
+	at  time.Time
+}
+
+func (*reconcileEnd) Step(time.Time, adapters.Ref, *fsm.Machine, engine.Snapshot, *engine.Decision) {}
+func (*reconcileEnd) Transition(time.Time, adapters.Ref, *engine.Result)                            {}
+func (*reconcileEnd) Problem(time.Time, adapters.Ref, *engine.Problem)                              {}
+func (*reconcileEnd) Request(adapters.Request, adapters.Result)                                     {}
+func (e *reconcileEnd) Done(rep engine.Report) {
+	r := e.c.r
+	r.mu.Lock()
+	r.reconciles = append(r.reconciles, reconcileRecord{proc: e.c.proc, ref: e.ref, at: e.at, wake: rep.Wake, err: rep.Err})
+	r.mu.Unlock()
+}
+
 // startProc starts an engine process whose every request goes through the
 // schedule's network; elected, it runs under leader election; shards > 1
 // makes it shard shard of shards.
@@ -218,12 +248,7 @@ func (r *faultRun) startProc(name string, elected bool, shard, shards int) *faul
 	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
 		return procRT{net: r.net, proc: name, dead: &p.dead, next: rt}
 	}
-	opts := controller.Options{Workers: 2, Shard: shard, Shards: shards,
-		Reconciled: func(ref adapters.Ref, at, wake time.Time, err error) {
-			r.mu.Lock()
-			r.reconciles = append(r.reconciles, reconcileRecord{proc: name, ref: ref, at: at, wake: wake, err: err})
-			r.mu.Unlock()
-		}}
+	opts := controller.Options{Workers: 2, Shard: shard, Shards: shards, Observer: reconcileCounter{r, name}}
 	if r.world == "op" {
 		opts.Namespace = r.ns
 	}

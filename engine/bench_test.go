@@ -348,7 +348,7 @@ func handWrittenStep(snap engine.Snapshot) hwDecision {
 		for i, it := range patches.Items {
 			items[i] = it
 		}
-		claimLost = handWrittenMemory.ArbitrateClaims(items, obj)["accepted"] != true
+		claimLost = handWrittenMemory.ArbitrateClaims(items, obj, []string{"metadata.creationTimestamp", "metadata.name"})["accepted"] != true
 	}
 	if state == "Error" && reason == "TargetAlreadyClaimed" {
 		if claimLost {

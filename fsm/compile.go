@@ -257,6 +257,7 @@ func (c *compiler) compile() *Machine {
 			}
 		}
 	}
+	c.checkAccepts(m)
 	if c.diags.HasErrors() {
 		return nil
 	}

@@ -118,10 +118,10 @@ state "A" {
 state "B" {}
 `
 	for when, blind := range map[string]bool{
-		"peers.outcome == 'ok' && !objpatch.arbitrate(peers.items, self).accepted": true,
+		"peers.outcome == 'ok' && !objpatch.arbitrate(peers.items, self, ['metadata.name']).accepted": true,
 		"size(peers.items) > 3":                         false,
 		"peers.items.exists(p, p.status.ready == true)": false,
-		"peers.outcome == 'ok' && objpatch.arbitrate(peers.items.map(p, p), self).accepted": false,
+		"peers.outcome == 'ok' && objpatch.arbitrate(peers.items.map(p, p), self, ['metadata.name']).accepted": false,
 	} {
 		p := restOf(t, obs+"transition \"t\" {\n  from = [\"A\"]\n  when = \""+when+"\"\n  to = B\n}", "A")
 		if got := p.StatusBlind["peers"]; got != blind {

@@ -43,7 +43,7 @@ func EnvOptions(mem *Memory) []cel.EnvOption {
 		k8slib.CIDR(),
 		k8slib.Format(),
 		cel.Lib(statecraftLib{mem, rt}),
-		cel.Lib(upgradeLib{}),
+		cel.Lib(upgradeLib{rt}),
 		cel.Lib(rolloutLib{mem, rt}),
 		cel.Lib(scheduleLib{mem}),
 		// Last: the libraries above register types with the standard
@@ -86,7 +86,7 @@ func (l statecraftLib) CompileOptions() []cel.EnvOption {
 		cel.Function("backoff",
 			cel.Overload("backoff_duration_int_duration", []*cel.Type{cel.DurationType, cel.IntType, cel.DurationType}, cel.DurationType,
 				cel.FunctionBinding(backoffFn))),
-	}, objpatchFunctions(l.mem)...)
+	}, objpatchFunctions(l.mem, l.rt)...)
 }
 
 // refOf returns {apiVersion, kind, namespace, name} of an object.

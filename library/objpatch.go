@@ -3,6 +3,7 @@ package library
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"sync"
@@ -19,20 +20,19 @@ import (
 
 // objpatchFunctions are thin CEL wrappers over package objpatch. They
 // compute; the rule file decides what a result means for the lifecycle.
-func objpatchFunctions(mem *Memory) []cel.EnvOption {
+func objpatchFunctions(mem *Memory, rt *resultTypes) []cel.EnvOption {
 	dyn := cel.DynType
-	mapSD := cel.MapType(cel.StringType, cel.DynType)
 	return []cel.EnvOption{
 		cel.Function("objpatch.validate",
-			cel.Overload("objpatch_validate_dyn", []*cel.Type{dyn}, mapSD, cel.UnaryBinding(mem.validateFn))),
+			cel.Overload("objpatch_validate_dyn", []*cel.Type{dyn}, rt.validation.CelType(), cel.UnaryBinding(mem.validateFn))),
 		cel.Function("objpatch.plan",
-			cel.Overload("objpatch_plan_dyn_dyn", []*cel.Type{dyn, dyn}, mapSD, cel.BinaryBinding(mem.planFn))),
+			cel.Overload("objpatch_plan_dyn_dyn", []*cel.Type{dyn, dyn}, rt.patchPlan.CelType(), cel.BinaryBinding(mem.planFn))),
 		cel.Function("objpatch.satisfied",
 			cel.Overload("objpatch_satisfied_dyn_dyn", []*cel.Type{dyn, dyn}, cel.BoolType, cel.BinaryBinding(mem.objSatisfiedFn))),
 		cel.Function("objpatch.retained",
 			cel.Overload("objpatch_retained_dyn_dyn", []*cel.Type{dyn, dyn}, cel.BoolType, cel.BinaryBinding(mem.objRetainedFn))),
 		cel.Function("objpatch.arbitrate",
-			cel.Overload("objpatch_arbitrate_dyn_dyn", []*cel.Type{dyn, dyn}, mapSD, cel.BinaryBinding(mem.arbitrateFn))),
+			cel.Overload("objpatch_arbitrate_dyn_dyn_list", []*cel.Type{dyn, dyn, cel.ListType(cel.StringType)}, rt.claimVerdict.CelType(), cel.FunctionBinding(mem.arbitrateFn))),
 	}
 }
 
@@ -169,25 +169,29 @@ func (mem *Memory) RetainedSpec(obj, spec any) bool {
 // StatusBlind names the library functions that read nothing a status write
 // can change (status, resourceVersion, managedFields) of the objects in
 // the lists they are given: objpatch.arbitrate reads each claimant's name,
-// namespace, creation and deletion timestamps and spec. A runner may keep
+// namespace, deletion timestamp, spec and the fields of its order. A runner may keep
 // a decision that handed a list only to these functions when the listed
 // objects' status changes (fsm.RestProfile).
 var StatusBlind = map[string]bool{"objpatch.arbitrate": true}
 
 // ArbitrateClaims decides whether self owns its claims among patches (the
 // listed ObjectPatches of its namespace, or every ClusterObjectPatch; self
-// is included or added). Patches being deleted and patches whose spec is
-// invalid claim nothing. It returns {accepted, winner, message}.
+// is included or added), taking them in the order the rule file gives:
+// order names fields of a patch ("metadata.creationTimestamp"), compared in
+// turn (timestamps as times, numbers as numbers, the rest as text), ties
+// broken by namespace and name. Patches being deleted and patches whose
+// spec is invalid claim nothing. It returns {accepted, winner, message}.
 //
 // Every patch of a namespace arbitrates the same list on every check, so
 // the verdicts of a whole list are remembered once for all of its members:
 // a valid self, not being deleted, listed as it is, takes its verdict from
 // there. Any other self is arbitrated on its own.
-func (mem *Memory) ArbitrateClaims(patches []any, self map[string]any) map[string]any {
-	l := mem.claimantList(patches)
-	if l.holds(mem, self) {
+func (mem *Memory) ArbitrateClaims(patches []any, self map[string]any, order []string) map[string]any {
+	o := newClaimOrder(order)
+	l := mem.claimantList(patches, o)
+	if l.holds(mem, self, o) {
 		all := mem.tables().listVerdicts.Get(l.key, func() map[nsName]listedVerdict {
-			vs := objpatch.Arbitrate(mem.claimants(patches, nil))
+			vs := objpatch.Arbitrate(mem.claimants(patches, nil, o))
 			out := make(map[nsName]listedVerdict, len(patches))
 			for _, it := range patches {
 				if obj, ok := it.(map[string]any); ok {
@@ -201,8 +205,39 @@ func (mem *Memory) ArbitrateClaims(patches []any, self map[string]any) map[strin
 			return v.value
 		}
 	}
-	sk := mem.claimantFingerprintOf(self)
-	return mem.tables().arbitrations.Get([2]jsonvalue.Fingerprint{sk, l.key}, func() map[string]any { return mem.arbitrateClaims(patches, self) })
+	sk := mem.claimantFingerprintOf(self, o)
+	return mem.tables().arbitrations.Get([2]jsonvalue.Fingerprint{sk, l.key}, func() map[string]any { return mem.arbitrateClaims(patches, self, o) })
+}
+
+// A claimOrder is the order of arbitration a rule file gives: the paths of
+// the fields compared in turn, and a key naming it in memos.
+type claimOrder struct {
+	key   string
+	paths [][]string
+}
+
+func newClaimOrder(order []string) claimOrder {
+	o := claimOrder{key: strings.Join(order, "\x00")}
+	for _, p := range order {
+		o.paths = append(o.paths, strings.Split(p, "."))
+	}
+	return o
+}
+
+// rank is a patch's place in the order: the value of each field, a
+// timestamp as a time.
+func (o claimOrder) rank(obj map[string]any) []any {
+	r := make([]any, len(o.paths))
+	for i, p := range o.paths {
+		v, _ := jsonvalue.Lookup(obj, p)
+		if sv, ok := v.(string); ok {
+			if t, err := time.Parse(time.RFC3339, sv); err == nil {
+				v = t
+			}
+		}
+		r[i] = v
+	}
+	return r
 }
 
 // A listedVerdict is a listed patch's verdict; claims is false for one that
@@ -238,7 +273,7 @@ type listed struct {
 // time: mem remembers the last list arbitrated per namespace (of its first
 // member), and a member that is the same frozen object as in the last list
 // keeps its fingerprint without a look-up.
-func (mem *Memory) claimantList(patches []any) *listed {
+func (mem *Memory) claimantList(patches []any, o claimOrder) *listed {
 	ns := ""
 	if len(patches) > 0 {
 		if obj, ok := patches[0].(map[string]any); ok {
@@ -248,7 +283,7 @@ func (mem *Memory) claimantList(patches []any) *listed {
 	}
 	t := mem.tables()
 	t.lastMu.Lock()
-	last := t.lastLists[ns]
+	last := t.lastLists[ns+"\x00"+o.key]
 	t.lastMu.Unlock()
 	if last != nil && last.sameMembers(patches) {
 		return last
@@ -264,7 +299,7 @@ func (mem *Memory) claimantList(patches []any) *listed {
 		if last != nil && i < len(last.items) && last.frozen[i] && sameMap(last.items[i], obj) {
 			l.fps[i], l.frozen[i] = last.fps[i], true
 		} else {
-			l.fps[i], l.frozen[i] = mem.claimantFingerprintOf(obj), mem.frozen().Frozen(obj)
+			l.fps[i], l.frozen[i] = mem.claimantFingerprintOf(obj, o), mem.frozen().Frozen(obj)
 		}
 		l.key[0] += l.fps[i][0]
 		l.key[1] += l.fps[i][1]
@@ -273,7 +308,7 @@ func (mem *Memory) claimantList(patches []any) *listed {
 	if t.lastLists == nil || len(t.lastLists) >= 4096 {
 		t.lastLists = map[string]*listed{}
 	}
-	t.lastLists[ns] = l
+	t.lastLists[ns+"\x00"+o.key] = l
 	t.lastMu.Unlock()
 	return l
 }
@@ -303,13 +338,13 @@ func sameMap(a any, b map[string]any) bool {
 // listed (a self read with the list usually is), or one that arbitration
 // reads the same (the same claimant fingerprint: name, namespace,
 // timestamps and spec).
-func (l *listed) holds(mem *Memory, self map[string]any) bool {
+func (l *listed) holds(mem *Memory, self map[string]any, o claimOrder) bool {
 	for _, it := range l.items {
 		if sameMap(it, self) {
 			return true
 		}
 	}
-	fp := mem.claimantFingerprintOf(self)
+	fp := mem.claimantFingerprintOf(self, o)
 	for _, f := range l.fps {
 		if f == fp {
 			return true
@@ -319,15 +354,15 @@ func (l *listed) holds(mem *Memory, self map[string]any) bool {
 }
 
 // claimantFingerprintOf is claimantFingerprint, remembered on a frozen obj.
-func (mem *Memory) claimantFingerprintOf(obj map[string]any) jsonvalue.Fingerprint {
+func (mem *Memory) claimantFingerprintOf(obj map[string]any, o claimOrder) jsonvalue.Fingerprint {
 	frozen := mem.frozen()
-	return jsonvalue.Remember(frozen, obj, "objpatch.claimant", func() jsonvalue.Fingerprint { return claimantFingerprint(frozen, obj) })
+	return jsonvalue.Remember(frozen, obj, "objpatch.claimant\x00"+o.key, func() jsonvalue.Fingerprint { return claimantFingerprint(frozen, obj, o) })
 }
 
 // claimantFingerprint fingerprints what arbitration reads of one patch:
-// its name, namespace, creation and deletion timestamps and spec (not its
-// status, which every check rewrites).
-func claimantFingerprint(frozen *jsonvalue.Registry, obj map[string]any) jsonvalue.Fingerprint {
+// its name, namespace, deletion timestamp, spec and the fields of the
+// order (not its status, which every check rewrites).
+func claimantFingerprint(frozen *jsonvalue.Registry, obj map[string]any, o claimOrder) jsonvalue.Fingerprint {
 	md, _ := obj["metadata"].(map[string]any)
 	spec := frozen.Hash(obj["spec"])
 	var buf [16]byte
@@ -335,8 +370,12 @@ func claimantFingerprint(frozen *jsonvalue.Registry, obj map[string]any) jsonval
 	binary.LittleEndian.PutUint64(buf[8:], spec[1])
 	var key [256]byte
 	b := key[:0]
-	for _, s := range []string{str(md["namespace"]), str(md["name"]), str(md["creationTimestamp"]), str(md["deletionTimestamp"])} {
+	for _, s := range []string{str(md["namespace"]), str(md["name"]), str(md["deletionTimestamp"])} {
 		b = append(append(b, s...), 0)
+	}
+	for _, p := range o.paths {
+		v, _ := jsonvalue.Lookup(obj, p)
+		b = append(append(fmt.Appendf(b, "%T", v), fmt.Sprint(v)...), 0)
 	}
 	b = append(b, buf[:]...)
 	return jsonvalue.Fingerprint{xxh3.HashSeed(b, claimantSeeds[0]), xxh3.HashSeed(b, claimantSeeds[1])}
@@ -358,7 +397,7 @@ func claimantKey(obj map[string]any) string {
 // claimants are the patches that claim: not being deleted and with a valid
 // spec, except self (when given), which claims whatever its state, once,
 // and is added when not listed.
-func (mem *Memory) claimants(patches []any, self map[string]any) []objpatch.Claimant {
+func (mem *Memory) claimants(patches []any, self map[string]any, o claimOrder) []objpatch.Claimant {
 	selfKey := ""
 	if self != nil {
 		selfKey = claimantKey(self)
@@ -380,8 +419,7 @@ func (mem *Memory) claimants(patches []any, self map[string]any) []objpatch.Clai
 		if !c.valid && (self == nil || k != selfKey) {
 			return
 		}
-		created, _ := time.Parse(time.RFC3339, str(md["creationTimestamp"]))
-		cs = append(cs, objpatch.Claimant{Key: k, Target: c.target, CreationTimestamp: created, Name: str(md["name"]), Claims: c.claims})
+		cs = append(cs, objpatch.Claimant{Key: k, Target: c.target, Rank: o.rank(obj), Claims: c.claims})
 	}
 	for _, it := range patches {
 		if obj, ok := it.(map[string]any); ok {
@@ -398,8 +436,8 @@ func verdictValue(v objpatch.Verdict) map[string]any {
 	return map[string]any{"accepted": v.Accepted, "winner": v.Winner, "message": v.Message()}
 }
 
-func (mem *Memory) arbitrateClaims(patches []any, self map[string]any) map[string]any {
-	return verdictValue(objpatch.Arbitrate(mem.claimants(patches, self))[claimantKey(self)])
+func (mem *Memory) arbitrateClaims(patches []any, self map[string]any, o claimOrder) map[string]any {
+	return verdictValue(objpatch.Arbitrate(mem.claimants(patches, self, o))[claimantKey(self)])
 }
 
 // specClaims is what a patch's spec claims: valid is false when the spec
@@ -472,16 +510,20 @@ func (mem *Memory) objSatisfiedFn(obj, spec ref.Val) ref.Val {
 	return types.Bool(mem.SatisfiedSpec(ToGo(obj), ToGo(spec)))
 }
 
-func (mem *Memory) arbitrateFn(items, self ref.Val) ref.Val {
-	list, ok := ToGo(items).([]any)
+func (mem *Memory) arbitrateFn(args ...ref.Val) ref.Val {
+	list, ok := ToGo(args[0]).([]any)
 	if !ok {
 		return types.NewErr("objpatch.arbitrate: first argument is not a list")
 	}
-	s, ok := ToGo(self).(map[string]any)
+	s, ok := ToGo(args[1]).(map[string]any)
 	if !ok {
 		return types.NewErr("objpatch.arbitrate: second argument is not an object")
 	}
-	return canonicalToCEL(mem.ArbitrateClaims(list, s)) // strings and bools
+	var order []string
+	for _, f := range ToGo(args[2]).([]any) {
+		order = append(order, fmt.Sprint(f))
+	}
+	return canonicalToCEL(mem.ArbitrateClaims(list, s, order)) // strings and bools
 }
 
 func (mem *Memory) objRetainedFn(obj, spec ref.Val) ref.Val {

@@ -150,7 +150,7 @@ func TestObjpatchArbitrate(t *testing.T) {
 	items := []any{newer, older, sibling}
 	check := func(self map[string]any, items []any, accepted bool, winner string) {
 		t.Helper()
-		got := eval(t, "objpatch.arbitrate(items, self)", map[string]any{"items": items, "self": self}).(map[string]any)
+		got := eval(t, "objpatch.arbitrate(items, self, ['metadata.creationTimestamp', 'metadata.name'])", map[string]any{"items": items, "self": self}).(map[string]any)
 		if got["accepted"] != accepted || got["winner"] != winner {
 			t.Errorf("arbitrate(%s) = %v, want accepted=%v winner=%q", self["metadata"].(map[string]any)["name"], got, accepted, winner)
 		}
@@ -172,6 +172,21 @@ func TestObjpatchArbitrate(t *testing.T) {
 	check(newer, []any{newer, invalid}, true, "")
 	// self is arbitrated even when the list does not hold it yet.
 	check(newer, []any{older}, false, "ns/b-older")
+	// The order is the rule file's: by name alone, the newer a-newer wins;
+	// one memory remembers each order's verdicts apart.
+	mem := library.NewMemory(nil)
+	for _, c := range []struct {
+		order  []string
+		winner string
+	}{{[]string{"metadata.name"}, "ns/a-newer"}, {seedClaimOrder, "ns/b-older"}, {[]string{"metadata.name"}, "ns/a-newer"}} {
+		loser := older
+		if c.winner == "ns/b-older" {
+			loser = newer
+		}
+		if got := mem.ArbitrateClaims(items, loser, c.order); got["accepted"] != false || got["winner"] != c.winner {
+			t.Errorf("order %v: arbitrate = %v, want winner %s", c.order, got, c.winner)
+		}
+	}
 }
 
 // The verdicts remembered per list give every listed claimant the verdict
@@ -189,8 +204,8 @@ func TestArbitrateListVerdictsAgree(t *testing.T) {
 	mem := library.NewMemory(nil)
 	for i, items := range lists {
 		for _, self := range []map[string]any{a, b, c, d, aChanged, aDeleting} {
-			got := mem.ArbitrateClaims(items, self)
-			want := library.ArbitrateAlone(items, self)
+			got := mem.ArbitrateClaims(items, self, seedClaimOrder)
+			want := library.ArbitrateAlone(items, self, seedClaimOrder)
 			if got["accepted"] != want["accepted"] || got["winner"] != want["winner"] || got["message"] != want["message"] {
 				t.Errorf("list %d, self %s: %v, want %v", i, self["metadata"].(map[string]any)["name"], got, want)
 			}
@@ -211,8 +226,8 @@ func TestArbitrateListsOneMemberChanged(t *testing.T) {
 	c := freeze(op("c", "2026-01-01T00:02:00Z", map[string]any{"zone": "c"}))
 	check := func(step string, items []any, self map[string]any, accepted bool) {
 		t.Helper()
-		got := mem.ArbitrateClaims(items, self)
-		want := library.ArbitrateAlone(items, self)
+		got := mem.ArbitrateClaims(items, self, seedClaimOrder)
+		want := library.ArbitrateAlone(items, self, seedClaimOrder)
 		if got["accepted"] != want["accepted"] || got["winner"] != want["winner"] || got["message"] != want["message"] {
 			t.Errorf("%s: %v, arbitrated alone %v", step, got, want)
 		}
@@ -252,3 +267,7 @@ func TestPlanIsCanonical(t *testing.T) {
 		}
 	}
 }
+
+// seedClaimOrder is seed 000's order of arbitration, as objectpatch.hcl
+// gives it.
+var seedClaimOrder = []string{"metadata.creationTimestamp", "metadata.name"}

@@ -424,8 +424,15 @@ func TestResultTypes(t *testing.T) {
 		"ref(x).namspace":                                                  false,
 		"rollout.kinds([]).map(k, k.apiVersion)":                           true,
 		"rollout.setConditions([], [], timestamp('2026-01-01T00:00:00Z'), 1)[0].lastTransitionTime": true,
-		"has(rollout.controller(x).uid)": true,
-		"rollout.controller(x).owner":    false,
+		"has(rollout.controller(x).uid)":                                    true,
+		"rollout.controller(x).owner":                                       false,
+		"objpatch.validate(x).error":                                        true,
+		"objpatch.validate(x).eror":                                         false,
+		"objpatch.plan(x, x).retained && objpatch.plan(x, x).merge != null": true,
+		"objpatch.plan(x, x).retaind":                                       false,
+		"objpatch.arbitrate([x], x, ['metadata.name']).winner":              true,
+		"objpatch.arbitrate([x], x, ['metadata.name']).winer":               false,
+		"objpatch.arbitrate([x], x, [1])":                                   false,
 	} {
 		_, iss := env.Compile(expr)
 		if got := iss.Err() == nil; got != ok {

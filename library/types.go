@@ -21,6 +21,7 @@ import (
 type resultTypes struct {
 	ref, ownerReference, kind, condition                     *apiservercel.DeclType
 	resolution, resolved, protection, observed, probeVerdict *apiservercel.DeclType
+	validation, patchPlan, claimVerdict, version             *apiservercel.DeclType
 }
 
 func newResultTypes() *resultTypes {
@@ -51,12 +52,20 @@ func newResultTypes() *resultTypes {
 		"controller", rt.ownerReference, "controllerRevision", integer, "controlledBySelf", boolean,
 		"referencedBySelf", boolean, "ownerReferences", list(dyn), "inSync", boolean)
 	rt.probeVerdict = object("statecraft.rollout.ProbeVerdict", "ready", boolean, "message", str)
+	rt.validation = object("statecraft.objpatch.Validation", "ok", boolean, "error", str)
+	// merge, json and full are null when there is nothing to send.
+	rt.patchPlan = object("statecraft.objpatch.Plan",
+		"ok", boolean, "error", str, "changed", boolean, "retained", boolean, "object", dyn, "merge", dyn, "json", dyn, "full", dyn)
+	rt.claimVerdict = object("statecraft.objpatch.Verdict", "accepted", boolean, "winner", str, "message", str)
+	rt.version = object("statecraft.upgrade.Version",
+		"ok", boolean, "major", integer, "minor", integer, "patch", integer, "pre", str, "final", boolean, "minorString", str)
 	return rt
 }
 
 // all lists the root types, for the environment's type provider.
 func (rt *resultTypes) all() []*apiservercel.DeclType {
-	return []*apiservercel.DeclType{rt.ref, rt.ownerReference, rt.kind, rt.condition, rt.resolution, rt.observed, rt.probeVerdict}
+	return []*apiservercel.DeclType{rt.ref, rt.ownerReference, rt.kind, rt.condition, rt.resolution, rt.observed, rt.probeVerdict,
+		rt.validation, rt.patchPlan, rt.claimVerdict, rt.version}
 }
 
 // declare is the environment option that makes rt's types known to the

@@ -1,10 +1,11 @@
 package library
 
 // CEL functions for upgrade policies (rules/policies/autopatch.hcl). They
-// compute: parse a release version, pick the newest patch of a minor from a
-// list, look a combination up in a compatibility table, place a time of day
-// in a daily UTC window, read whether a Lease is held. The rule file decides
-// what each result means (which guard blocks, what is started, when).
+// compute facts about versions, daily windows and Leases: parse a release
+// version, compare two, tell a patch step, place a time in a daily UTC
+// window, say when a Lease runs out. They choose nothing: which versions
+// are candidates and which one is started, what an unset window means, when
+// a Lease counts as held, which guard blocks and when are the rule file's.
 
 import (
 	"fmt"
@@ -18,37 +19,42 @@ import (
 	"github.com/google/cel-go/common/types/ref"
 )
 
-type upgradeLib struct{}
+// upgradeLib is the upgrade functions, their records typed by rt.
+type upgradeLib struct {
+	rt *resultTypes
+}
 
 func (upgradeLib) LibraryName() string { return "statecraft.upgrade" }
 
 func (upgradeLib) ProgramOptions() []cel.ProgramOption { return nil }
 
-func (upgradeLib) CompileOptions() []cel.EnvOption {
+func (l upgradeLib) CompileOptions() []cel.EnvOption {
 	dyn := cel.DynType
 	str := cel.StringType
-	mapSD := cel.MapType(cel.StringType, cel.DynType)
 	return []cel.EnvOption{
 		cel.Function("upgrade.version",
-			cel.Overload("upgrade_version_string", []*cel.Type{str}, mapSD,
+			cel.Overload("upgrade_version_string", []*cel.Type{str}, l.rt.version.CelType(),
 				cel.UnaryBinding(func(v ref.Val) ref.Val { return ToCEL(ParseVersion(string(asString(v)))) }))),
 		cel.Function("upgrade.minor",
 			cel.Overload("upgrade_minor_string", []*cel.Type{str}, str,
 				cel.UnaryBinding(func(v ref.Val) ref.Val { return types.String(MinorOf(string(asString(v)))) }))),
+		cel.Function("upgrade.compare",
+			cel.Overload("upgrade_compare_string_string", []*cel.Type{str, str}, cel.IntType,
+				cel.BinaryBinding(func(a, b ref.Val) ref.Val {
+					v, ok1 := Parse(string(asString(a)))
+					w, ok2 := Parse(string(asString(b)))
+					switch {
+					case !ok1:
+						return types.NewErr("upgrade.compare: %q is not a version", asString(a))
+					case !ok2:
+						return types.NewErr("upgrade.compare: %q is not a version", asString(b))
+					}
+					return types.Int(v.Compare(w))
+				}))),
 		cel.Function("upgrade.isPatchStep",
 			cel.Overload("upgrade_ispatchstep_string_string", []*cel.Type{str, str}, cel.BoolType,
 				cel.BinaryBinding(func(a, b ref.Val) ref.Val {
 					return types.Bool(IsPatchStep(string(asString(a)), string(asString(b))))
-				}))),
-		cel.Function("upgrade.newestPatch",
-			cel.Overload("upgrade_newestpatch_string_dyn", []*cel.Type{str, dyn}, str,
-				cel.BinaryBinding(func(a, b ref.Val) ref.Val {
-					return types.String(NewestPatch(string(asString(a)), stringList(ToGo(b))))
-				}))),
-		cel.Function("upgrade.compatible",
-			cel.Overload("upgrade_compatible_dyn_string_string_string", []*cel.Type{dyn, str, str, str}, cel.BoolType,
-				cel.FunctionBinding(func(args ...ref.Val) ref.Val {
-					return types.Bool(Compatible(ToGo(args[0]), string(asString(args[1])), string(asString(args[2])), string(asString(args[3]))))
 				}))),
 		cel.Function("upgrade.validWindow",
 			cel.Overload("upgrade_validwindow_string", []*cel.Type{str}, cel.BoolType,
@@ -69,14 +75,13 @@ func (upgradeLib) CompileOptions() []cel.EnvOption {
 					}
 					return types.Bool(in)
 				}))),
-		cel.Function("upgrade.leaseHeld",
-			cel.Overload("upgrade_leaseheld_dyn_timestamp", []*cel.Type{dyn, cel.TimestampType}, cel.BoolType,
-				cel.BinaryBinding(func(a, b ref.Val) ref.Val {
-					ts, ok := b.(types.Timestamp)
-					if !ok {
-						return types.NewErr("upgrade.leaseHeld: want (object, timestamp)")
+		cel.Function("upgrade.leaseExpiry",
+			cel.Overload("upgrade_leaseexpiry_dyn", []*cel.Type{dyn}, cel.OptionalType(cel.TimestampType),
+				cel.UnaryBinding(func(v ref.Val) ref.Val {
+					if t, ok := LeaseExpiry(ToGo(v)); ok {
+						return types.OptionalOf(types.Timestamp{Time: t})
 					}
-					return types.Bool(LeaseHeld(ToGo(a), ts.Time))
+					return types.OptionalNone
 				}))),
 	}
 }
@@ -84,17 +89,6 @@ func (upgradeLib) CompileOptions() []cel.EnvOption {
 func asString(v ref.Val) types.String {
 	s, _ := v.(types.String)
 	return s
-}
-
-func stringList(v any) []string {
-	l, _ := v.([]any)
-	out := make([]string, 0, len(l))
-	for _, e := range l {
-		if s, ok := e.(string); ok {
-			out = append(out, s)
-		}
-	}
-	return out
 }
 
 // Version is a parsed release version: v1.10.4, 1.31.2, v1.11.0-beta.1.
@@ -208,66 +202,6 @@ func IsPatchStep(from, to string) bool {
 	return ok1 && ok2 && t.Final() && t.Major == f.Major && t.Minor == f.Minor && t.Compare(f) > 0
 }
 
-// NewestPatch returns the newest choice that is a patch step from running
-// (same minor, newer, final), or "" when there is none. Malformed choices
-// are skipped. Ties keep the first spelling listed.
-func NewestPatch(running string, choices []string) string {
-	best, bestS := Version{}, ""
-	for _, c := range choices {
-		if !IsPatchStep(running, c) {
-			continue
-		}
-		v, _ := Parse(c)
-		if bestS == "" || v.Compare(best) > 0 {
-			best, bestS = v, c
-		}
-	}
-	return bestS
-}
-
-// Compatible looks a combination up in a compatibility table: a list of
-// rows {talos: MINOR, kubernetes: [MINOR...], cilium: [MINOR...]}. It is
-// true when a row has talos's minor and lists kubernetes's minor and, when
-// cilium is not "", cilium's minor. Versions are compared by minor; an
-// unparsable version is compatible with nothing.
-func Compatible(table any, talos, kubernetes, cilium string) bool {
-	tm, km := MinorOf(talos), MinorOf(kubernetes)
-	if tm == "" || km == "" {
-		return false
-	}
-	cm := ""
-	if cilium != "" {
-		if cm = MinorOf(cilium); cm == "" {
-			return false
-		}
-	}
-	rows, _ := table.([]any)
-	for _, r := range rows {
-		row, _ := r.(map[string]any)
-		rt, _ := row["talos"].(string)
-		if MinorOf(rt) != tm {
-			continue
-		}
-		if !listsMinor(row["kubernetes"], km) {
-			continue
-		}
-		if cm != "" && !listsMinor(row["cilium"], cm) {
-			continue
-		}
-		return true
-	}
-	return false
-}
-
-func listsMinor(l any, minor string) bool {
-	for _, s := range stringList(l) {
-		if MinorOf(s) == minor {
-			return true
-		}
-	}
-	return false
-}
-
 // WindowPattern is the syntax of a daily window, "HH:MM-HH:MM" (24-hour,
 // UTC); the CRD uses the same pattern.
 const WindowPattern = `^([01][0-9]|2[0-3]):[0-5][0-9]-([01][0-9]|2[0-3]):[0-5][0-9]$`
@@ -275,12 +209,10 @@ const WindowPattern = `^([01][0-9]|2[0-3]):[0-5][0-9]-([01][0-9]|2[0-3]):[0-5][0
 var windowRE = regexp.MustCompile(WindowPattern)
 
 // ParseWindow returns a window's start and end as minutes after midnight.
-// "" is the whole day (0, 1440). A window whose start equals its end is
-// refused: it would be either empty or the whole day.
+// A window whose start equals its end is refused: it would be either empty
+// or the whole day. "" is no window (what an unset window means is the
+// rule file's to say).
 func ParseWindow(w string) (start, end int, err error) {
-	if w == "" {
-		return 0, 24 * 60, nil
-	}
 	if !windowRE.MatchString(w) {
 		return 0, 0, fmt.Errorf("window %q is not HH:MM-HH:MM", w)
 	}
@@ -312,16 +244,14 @@ func InWindow(w string, t time.Time) (bool, error) {
 	return m >= start || m < end, nil
 }
 
-// LeaseHeld reports whether a coordination.k8s.io Lease is held at now: it
-// names a holder and its renewTime (or acquireTime) plus
-// leaseDurationSeconds is after now. A holder without a duration holds it
-// until released.
-func LeaseHeld(lease any, now time.Time) bool {
+// LeaseExpiry returns when a coordination.k8s.io Lease runs out: its
+// renewTime (else its acquireTime) plus leaseDurationSeconds. It reports
+// false when the Lease says no duration or no time it could be counted
+// from. Whether the Lease is held (a holder named, the expiry ahead) is the
+// rule file's to say.
+func LeaseExpiry(lease any) (time.Time, bool) {
 	m, _ := lease.(map[string]any)
 	spec, _ := m["spec"].(map[string]any)
-	if h, _ := spec["holderIdentity"].(string); h == "" {
-		return false
-	}
 	var secs int64
 	switch d := spec["leaseDurationSeconds"].(type) {
 	case int64:
@@ -329,19 +259,14 @@ func LeaseHeld(lease any, now time.Time) bool {
 	case float64:
 		secs = int64(d)
 	default:
-		return true
+		return time.Time{}, false
 	}
-	var last time.Time
 	for _, f := range []string{"renewTime", "acquireTime"} {
 		if s, _ := spec[f].(string); s != "" {
 			if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-				last = t
-				break
+				return t.Add(time.Duration(secs) * time.Second).UTC(), true
 			}
 		}
 	}
-	if last.IsZero() {
-		return true
-	}
-	return last.Add(time.Duration(secs) * time.Second).After(now)
+	return time.Time{}, false
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/common/types"
 	"github.com/statecraft/statecraft/jsonvalue"
 	"sigs.k8s.io/yaml"
 )
@@ -66,42 +67,6 @@ func TestIsPatchStep(t *testing.T) {
 	}
 }
 
-func TestNewestPatch(t *testing.T) {
-	choices := []string{"v1.10.3", "v1.11.1", "v1.10.6-rc.0", "v1.10.5", "v1.10.1", "bogus", "v1.9.9"}
-	if got := NewestPatch("v1.10.2", choices); got != "v1.10.5" {
-		t.Errorf("NewestPatch = %q, want v1.10.5", got)
-	}
-	if got := NewestPatch("v1.10.5", choices); got != "" {
-		t.Errorf("NewestPatch at the newest = %q, want none", got)
-	}
-	if got := NewestPatch("v1.12.0", choices); got != "" {
-		t.Errorf("NewestPatch of an unlisted minor = %q, want none", got)
-	}
-}
-
-func TestCompatible(t *testing.T) {
-	table := []any{
-		map[string]any{"talos": "1.10", "kubernetes": []any{"1.31", "1.32"}, "cilium": []any{"1.17"}},
-		map[string]any{"talos": "1.11", "kubernetes": []any{"1.32", "1.33"}, "cilium": []any{"1.17", "1.18"}},
-	}
-	for _, c := range []struct {
-		talos, kube, cilium string
-		want                bool
-	}{
-		{"v1.10.4", "v1.31.5", "", true},
-		{"v1.10.4", "v1.33.0", "", false},
-		{"v1.10.4", "v1.31.5", "v1.17.3", true},
-		{"v1.10.4", "v1.31.5", "v1.18.0", false},
-		{"v1.11.0", "v1.33.1", "v1.18.0", true},
-		{"v1.12.0", "v1.33.1", "", false},
-		{"v1.10.4", "v1.31.5", "unknown", false},
-	} {
-		if got := Compatible(table, c.talos, c.kube, c.cilium); got != c.want {
-			t.Errorf("Compatible(%s, %s, %q) = %v", c.talos, c.kube, c.cilium, got)
-		}
-	}
-}
-
 func TestWindow(t *testing.T) {
 	at := func(hm string) time.Time {
 		tt, _ := time.Parse("2006-01-02T15:04Z", "2026-11-04T"+hm+"Z")
@@ -111,7 +76,6 @@ func TestWindow(t *testing.T) {
 		window, at string
 		want       bool
 	}{
-		{"", "13:37", true},
 		{"02:00-05:00", "02:00", true},
 		{"02:00-05:00", "04:59", true},
 		{"02:00-05:00", "05:00", false},
@@ -133,17 +97,17 @@ func TestWindow(t *testing.T) {
 	if in, _ := InWindow("02:00-05:00", time.Date(2026, 11, 4, 3, 30, 0, 0, berlin)); !in {
 		t.Error("03:30 CET is 02:30 UTC: inside 02:00-05:00")
 	}
-	for _, bad := range []string{"2:00-05:00", "02:00-24:00", "02:60-03:00", "02:00", "02:00-02:00", "noon-night"} {
+	// "" is no window: what an unset window means is the rule file's.
+	for _, bad := range []string{"", "2:00-05:00", "02:00-24:00", "02:60-03:00", "02:00", "02:00-02:00", "noon-night"} {
 		if _, err := InWindow(bad, at("03:00")); err == nil {
 			t.Errorf("InWindow(%q) accepted a malformed window", bad)
 		}
 	}
 }
 
-func TestLeaseHeld(t *testing.T) {
-	now := time.Date(2026, 11, 4, 3, 0, 0, 0, time.UTC)
-	lease := func(holder string, renew string, secs any) any {
-		spec := map[string]any{"holderIdentity": holder, "renewTime": renew}
+func TestLeaseExpiry(t *testing.T) {
+	lease := func(renew, acquire string, secs any) any {
+		spec := map[string]any{"holderIdentity": "ichor-executor", "renewTime": renew, "acquireTime": acquire}
 		if secs != nil {
 			spec["leaseDurationSeconds"] = secs
 		}
@@ -151,16 +115,22 @@ func TestLeaseHeld(t *testing.T) {
 	}
 	for _, c := range []struct {
 		lease any
-		want  bool
+		want  string // "" for none
 	}{
-		{lease("ichor-executor", "2026-11-04T02:59:30.000000Z", int64(60)), true},
-		{lease("ichor-executor", "2026-11-04T02:58:00.000000Z", int64(60)), false},
-		{lease("", "2026-11-04T02:59:30.000000Z", int64(60)), false},
-		{lease("ichor-executor", "", nil), true},
-		{map[string]any{}, false},
+		{lease("2026-11-04T02:59:30.000000Z", "", int64(60)), "2026-11-04T03:00:30Z"},
+		{lease("", "2026-11-04T02:00:00Z", float64(15)), "2026-11-04T02:00:15Z"},
+		{lease("garbage", "2026-11-04T02:00:00Z", int64(15)), "2026-11-04T02:00:15Z"},
+		{lease("2026-11-04T02:59:30.000000Z", "", nil), ""}, // no duration
+		{lease("", "", int64(60)), ""},                      // no time
+		{map[string]any{}, ""},
 	} {
-		if got := LeaseHeld(c.lease, now); got != c.want {
-			t.Errorf("LeaseHeld(%v) = %v", c.lease, got)
+		at, ok := LeaseExpiry(c.lease)
+		got := ""
+		if ok {
+			got = at.Format(time.RFC3339)
+		}
+		if got != c.want {
+			t.Errorf("LeaseExpiry(%v) = %q, want %q", c.lease, got, c.want)
 		}
 	}
 }
@@ -213,20 +183,20 @@ func TestUpgradeCEL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	table := `[{'talos': '1.10', 'kubernetes': ['1.31'], 'cilium': ['1.17']}]`
 	for _, expr := range []string{
 		`upgrade.version('v1.10.4').minorString == '1.10' && upgrade.version('v1.10.4').final`,
 		`!upgrade.version('v1.10').ok`,
 		`upgrade.minor('v1.31.2') == '1.31' && upgrade.minor('x') == ''`,
+		`upgrade.compare('v1.10.5', '1.10.10') < 0 && upgrade.compare('1.10.0', 'v1.10.0-rc.1') > 0 && upgrade.compare('v1.10.5', '1.10.5') == 0`,
 		`upgrade.isPatchStep('v1.10.2', 'v1.10.4') && !upgrade.isPatchStep('v1.10.2', 'v1.11.0')`,
-		`upgrade.newestPatch('v1.10.2', ['v1.10.3', 'v1.10.5', 'v1.11.0']) == 'v1.10.5'`,
-		`upgrade.newestPatch('v1.10.5', ['v1.10.3']) == ''`,
-		`upgrade.compatible(` + table + `, 'v1.10.2', 'v1.31.4', 'v1.17.1')`,
-		`!upgrade.compatible(` + table + `, 'v1.10.2', 'v1.32.0', '')`,
-		`upgrade.validWindow('22:00-02:00') && upgrade.validWindow('') && !upgrade.validWindow('25:00-02:00')`,
+		// The newest of a list as a rule file picks it: the first listed of
+		// those no other is newer than.
+		`['v1.10.3', 'v1.10.5', '1.10.5', 'v1.10.4'].filter(v, ['v1.10.3', 'v1.10.5', '1.10.5', 'v1.10.4'].all(w, upgrade.compare(w, v) <= 0)) == ['v1.10.5', '1.10.5']`,
+		`upgrade.validWindow('22:00-02:00') && !upgrade.validWindow('') && !upgrade.validWindow('25:00-02:00')`,
 		`upgrade.inWindow('22:00-02:00', timestamp('2026-11-04T01:30:00Z'))`,
 		`!upgrade.inWindow('02:00-05:00', timestamp('2026-11-04T05:00:00Z'))`,
-		`upgrade.leaseHeld({'spec': {'holderIdentity': 'x', 'renewTime': '2026-11-04T01:00:00Z', 'leaseDurationSeconds': 60}}, timestamp('2026-11-04T01:00:30Z'))`,
+		`upgrade.leaseExpiry({'spec': {'holderIdentity': 'x', 'renewTime': '2026-11-04T01:00:00Z', 'leaseDurationSeconds': 60}}) == optional.of(timestamp('2026-11-04T01:01:00Z'))`,
+		`!upgrade.leaseExpiry({'spec': {'holderIdentity': 'x'}}).hasValue()`,
 	} {
 		ast, iss := env.Compile(expr)
 		if iss.Err() != nil {
@@ -242,10 +212,60 @@ func TestUpgradeCEL(t *testing.T) {
 			t.Errorf("%s = %v, %v", expr, out, err)
 		}
 	}
-	// A malformed window is an evaluation error, not a silent false.
-	ast, _ := env.Compile(`upgrade.inWindow('2am-5am', timestamp('2026-11-04T01:30:00Z'))`)
-	prg, _ := env.Program(ast)
-	if _, _, err := prg.Eval(map[string]any{}); err == nil {
-		t.Error("upgrade.inWindow accepted a malformed window")
+	// A malformed window or version is an evaluation error, not a silent
+	// false.
+	for _, expr := range []string{
+		`upgrade.inWindow('2am-5am', timestamp('2026-11-04T01:30:00Z'))`,
+		`upgrade.inWindow('', timestamp('2026-11-04T01:30:00Z'))`,
+		`upgrade.compare('v1.10', 'v1.10.0') == 0`,
+	} {
+		ast, iss := env.Compile(expr)
+		if iss.Err() != nil {
+			t.Fatalf("%s: %v", expr, iss.Err())
+		}
+		prg, _ := env.Program(ast)
+		if _, _, err := prg.Eval(map[string]any{}); err == nil {
+			t.Errorf("%s: no evaluation error", expr)
+		}
+	}
+}
+
+// The upgrade functions' results are typed: a field upgrade.version does
+// not return is a compile error, as is a result used as the wrong type;
+// every field it does return compiles, typed.
+func TestUpgradeResultTypes(t *testing.T) {
+	env, err := cel.NewEnv(append(EnvOptions(nil), cel.Variable("x", cel.DynType))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for expr, ok := range map[string]bool{
+		"upgrade.version('v1.10.4').ok && upgrade.version('v1.10.4').final":                    true,
+		"upgrade.version(x.v).major + upgrade.version(x.v).minor + upgrade.version(x.v).patch": true,
+		"upgrade.version(x.v).pre + upgrade.version(x.v).minorString":                          true,
+		"upgrade.version(x.v).minr":                                                          false,
+		"upgrade.version(x.v).minorString + 1":                                               false,
+		"upgrade.version(x.v).final == 'true'":                                               false,
+		"upgrade.leaseExpiry(x).orValue(timestamp('2026-01-01T00:00:00Z')) > timestamp(x.t)": true,
+		"upgrade.leaseExpiry(x) > timestamp(x.t)":                                            false,
+		"upgrade.compare(x.a, x.b) < 0":                                                      true,
+		"upgrade.compare(x.a, x.b) == 'older'":                                               false,
+	} {
+		_, iss := env.Compile(expr)
+		if got := iss.Err() == nil; got != ok {
+			t.Errorf("%s: compiles %v, want %v (%v)", expr, got, ok, iss.Err())
+		}
+	}
+	// At run time the record is the map ParseVersion builds, read through
+	// the declared fields.
+	ast, iss := env.Compile(`upgrade.version('v1.11.0-beta.1').pre == 'beta.1' && !upgrade.version('v1.11.0-beta.1').final && upgrade.version('v1.11.0-beta.1').minor == 11`)
+	if iss.Err() != nil {
+		t.Fatal(iss.Err())
+	}
+	prg, err := env.Program(ast)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, _, err := prg.Eval(map[string]any{"x": map[string]any{}}); err != nil || out != types.True {
+		t.Errorf("upgrade.version fields at run time = %v, %v", out, err)
 	}
 }

@@ -123,6 +123,7 @@ var machineSchema = &hcl.BodySchema{
 		{Type: "state", LabelNames: []string{"name"}},
 		{Type: "transition", LabelNames: []string{"name"}},
 		{Type: "property", LabelNames: []string{"name"}},
+		{Type: "accept", LabelNames: []string{"name"}},
 	},
 }
 
@@ -260,6 +261,12 @@ func (l *loader) machine(b *hcl.Block) (*Machine, hcl.Diagnostics) {
 			diags = append(diags, d...)
 			if p != nil && unique("property", name, rng) {
 				m.Properties = append(m.Properties, p)
+			}
+		case "accept":
+			a, d := accept(blk)
+			diags = append(diags, d...)
+			if a != nil && unique("accept", name, rng) {
+				m.Accepts = append(m.Accepts, a)
 			}
 		}
 	}

@@ -40,6 +40,9 @@ type Machine struct {
 	// Properties are what statecraft verify checks besides its own
 	// findings (spec/language.md, "Verification").
 	Properties []*Property
+	// Accepts are the findings of statecraft verify the rules mean to
+	// have, each with its reason (accept.go).
+	Accepts []*Accept
 
 	DeclRange hcl.Range // the block header
 	NameRange hcl.Range

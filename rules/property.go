@@ -23,17 +23,9 @@ var propertySchema = &hcl.BodySchema{
 func property(b *hcl.Block) (*Property, hcl.Diagnostics) {
 	p := &Property{Name: b.Labels[0], DeclRange: b.DefRange}
 	content, diags := b.Body.Content(propertySchema)
-	names := func(a *hcl.Attribute) []string {
-		var out []string
-		items, d := hcl.ExprList(a.Expr)
+	names := func(at *hcl.Attribute) []string {
+		out, d := keywordList(at)
 		diags = append(diags, d...)
-		for _, it := range items {
-			n, d := keywordExpr(it, "name")
-			diags = append(diags, d...)
-			if n != "" {
-				out = append(out, n)
-			}
-		}
 		return out
 	}
 	if a, ok := content.Attributes["eventually"]; ok {
@@ -68,4 +60,19 @@ func property(b *hcl.Block) (*Property, hcl.Diagnostics) {
 			Detail: "A property states eventually = [STATES] or never_within = { writes = N, window = \"1m\" }.", Subject: b.DefRange.Ptr()})
 	}
 	return p, diags
+}
+
+// keywordList reads an attribute that lists bare names ([A, B]): the
+// names, in order, with a diagnostic for each element that is not one.
+func keywordList(at *hcl.Attribute) ([]string, hcl.Diagnostics) {
+	var out []string
+	items, diags := hcl.ExprList(at.Expr)
+	for _, it := range items {
+		n, d := keywordExpr(it, "name")
+		diags = append(diags, d...)
+		if n != "" {
+			out = append(out, n)
+		}
+	}
+	return out, diags
 }

@@ -190,7 +190,7 @@ func decodeHeredoc(tmpl *hclsyntax.TemplateExpr, raw []byte, base int) ([]byte, 
 			}
 			at += len(rl)
 		}
-		for j := range l {
+		for j := 0; j < len(l); j++ { // every byte, not every rune
 			offs = append(offs, start+j)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"runtime/metrics"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -34,6 +35,27 @@ var simBudget = flag.Duration("sim.budget", 5*time.Minute, "abandon a simulation
 // Each run is measured as `statecraft sim` runs it, with the garbage
 // collector's batch target (internal/batch.TuneGC: 400% unless GOGC is
 // set); -sim.batchgc=false keeps the Go default (or GOGC) instead.
+// -sim.keeptrace keeps each run's trace in scenario.Result.Trace instead
+// of streaming it (as every run did before issue 19): to compare memory.
+var simKeepTrace = flag.Bool("sim.keeptrace", false, "keep the trace in memory instead of streaming it")
+
+// cpuTime is the CPU time the process has used so far, user and system.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// countingWriter counts the bytes written to it and keeps none.
+type countingWriter int64
+
+func (w *countingWriter) Write(p []byte) (int, error) {
+	*w += countingWriter(len(p))
+	return len(p), nil
+}
+
 var simBatchGC = flag.Bool("sim.batchgc", true, "run with the batch commands' garbage collector target (internal/batch)")
 
 // simCase is one size: objects, and how much virtual time is simulated.
@@ -55,6 +77,19 @@ func BenchmarkSimulateDrift(b *testing.B) {
 	for _, c := range []simCase{
 		{1000, 7 * 24 * time.Hour},
 		{10000, 7 * 24 * time.Hour},
+	} {
+		b.Run(c.name(), func(b *testing.B) { benchSimulate(b, c) })
+	}
+}
+
+// BenchmarkSimulateDriftDay runs the workload for one virtual day at 1,000,
+// 10,000 and 100,000 objects (issue 19: growth linear in objects; the
+// 100,000-object day within 8 GB).
+func BenchmarkSimulateDriftDay(b *testing.B) {
+	for _, c := range []simCase{
+		{1000, 24 * time.Hour},
+		{10000, 24 * time.Hour},
+		{100000, 24 * time.Hour},
 	} {
 		b.Run(c.name(), func(b *testing.B) { benchSimulate(b, c) })
 	}
@@ -90,6 +125,19 @@ func benchSimulate(b *testing.B, c simCase) {
 	debug.SetGCPercent(gcPercent)
 	var res *scenario.Result
 	var peak uint64
+	// The trace is streamed, rendered as `statecraft sim` prints it, into
+	// a counting writer; with -sim.keeptrace it is kept in Result.Trace
+	// instead, as every run did before streaming.
+	kinds := map[string]int{}
+	reconciled := map[string]bool{}
+	count := func(l scenario.Line) {
+		kinds[l.Kind]++
+		if l.Kind == "transition" {
+			reconciled[l.Object] = true
+		}
+	}
+	var out countingWriter
+	var cpu time.Duration
 	b.ResetTimer()
 	for range b.N {
 		ctx := b.Context()
@@ -97,10 +145,27 @@ func benchSimulate(b *testing.B, c simCase) {
 		if *simBudget > 0 {
 			ctx, cancel = context.WithTimeout(ctx, *simBudget)
 		}
+		clear(kinds)
+		clear(reconciled)
+		out = 0
+		var opts scenario.Options
+		var tw *scenario.TraceWriter
+		if !*simKeepTrace {
+			tw = scenario.NewTraceWriter(&out)
+			opts.Trace = func(l scenario.Line) {
+				count(l)
+				tw.Line(l)
+			}
+		}
 		stop := watchHeap()
+		cpu0 := cpuTime()
 		var err error
-		res, err = scenario.Run(ctx, s, ms, scenario.Options{})
+		res, err = scenario.Run(ctx, s, ms, opts)
+		if tw != nil && err == nil {
+			err = tw.Flush()
+		}
 		peak = max(peak, stop())
+		cpu += cpuTime() - cpu0
 		cancel()
 		if errors.Is(err, context.DeadlineExceeded) {
 			// Reported, not failed: ns/op is then the budget, a lower
@@ -120,13 +185,9 @@ func benchSimulate(b *testing.B, c simCase) {
 		}
 	}
 	b.StopTimer()
-	kinds := map[string]int{}
-	reconciled := map[string]bool{}
+	wall := b.Elapsed() / time.Duration(b.N)
 	for _, l := range res.Trace {
-		kinds[l.Kind]++
-		if l.Kind == "transition" {
-			reconciled[l.Object] = true
-		}
+		count(l)
 	}
 	b.ReportMetric(float64(c.objects), "objects")
 	b.ReportMetric(c.runFor.Hours(), "virtual-h")
@@ -142,8 +203,22 @@ func benchSimulate(b *testing.B, c simCase) {
 	b.ReportMetric(float64(kinds["transition"]), "transitions")
 	b.ReportMetric(float64(kinds["request"]), "engine-writes")
 	b.ReportMetric(float64(kinds["world"]), "drift-writes")
-	b.ReportMetric(float64(len(res.Trace)), "trace-lines")
+	b.ReportMetric(float64(res.Lines), "trace-lines")
+	b.ReportMetric(float64(out), "trace-bytes")
 	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
+	// CPU time of the process (user and system, every thread: the
+	// collector's too), less disturbed by other load than wall time.
+	b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/op")
+	// Issue 19's machine-independent figure: wall time per stepped
+	// reconcile divided by engine.Step's hot path (an Applied ObjectPatch
+	// whose target matches), measured in the same process just after.
+	if res.Reconciles > 0 {
+		perStep := float64(wall) / float64(res.Reconciles)
+		hot := hotPathStepNs(b)
+		b.ReportMetric(perStep/1e3, "µs/stepped")
+		b.ReportMetric(hot/1e3, "step-hot-µs")
+		b.ReportMetric(perStep/hot, "stepped/step-hot")
+	}
 	if len(reconciled) != c.objects {
 		b.Fatalf("%d of %d ObjectPatches made a transition", len(reconciled), c.objects)
 	}

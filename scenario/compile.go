@@ -18,14 +18,10 @@ func Compile(s *Scenario) ([]*fsm.Machine, hcl.Diagnostics) {
 	var files []*rules.File
 	var diags hcl.Diagnostics
 	for _, r := range s.Rules {
-		ref := r
-		if p := filepath.Join(s.Dir, r); fileExists(p) {
-			ref = p
-		}
-		f, d := rules.LoadRef(ref)
+		f, d := rules.LoadRef(ResolveRule(s, r))
 		diags = append(diags, d...)
 		if f != nil {
-			diags = append(diags, overrideParams(f, s.Params[r], s.DeclRange)...)
+			diags = append(diags, OverrideParams(f, s.Params[r], s.DeclRange)...)
 			files = append(files, f)
 		}
 	}
@@ -36,9 +32,19 @@ func Compile(s *Scenario) ([]*fsm.Machine, hcl.Diagnostics) {
 	return ms, append(diags, d...)
 }
 
-// overrideParams replaces param defaults of every machine in f; a param no
-// machine declares is an error.
-func overrideParams(f *rules.File, params map[string]any, rng hcl.Range) hcl.Diagnostics {
+// ResolveRule returns what an entry r of a scenario's rules names, for
+// rules.LoadRef: the path relative to the scenario file when that file
+// exists, else r as written (a shipped policy's name, or a path).
+func ResolveRule(s *Scenario, r string) string {
+	if p := filepath.Join(s.Dir, r); fileExists(p) {
+		return p
+	}
+	return r
+}
+
+// OverrideParams replaces param defaults of every machine in f (a
+// scenario's rule block); a param no machine declares is an error.
+func OverrideParams(f *rules.File, params map[string]any, rng hcl.Range) hcl.Diagnostics {
 	var diags hcl.Diagnostics
 	for _, name := range library.SortedKeys(params) {
 		found := false

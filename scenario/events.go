@@ -102,6 +102,11 @@ func (r *runner) world(ctx context.Context, e *Event) {
 		r.add("world", ref.String(), fmt.Sprintf("world: delete %s as %s: %s", what, who, res.Outcome))
 		r.flush(false)
 	}
+	for _, t := range e.Reconcile {
+		if err := r.reconcileNow(ctx, t); err != nil {
+			r.add("world", t.String(), "world: "+err.Error())
+		}
+	}
 }
 
 // jsonValue returns v, a value decoded from a scenario file, as a request

@@ -36,7 +36,7 @@ func RunWithFaults(ctx context.Context, s *Scenario, ms []*fsm.Machine, sched Fa
 		sched.HealAt = s.Start.Add(s.RunFor)
 	}
 	run := &FaultRun{Schedule: sched}
-	res, err := Run(ctx, &ext, ms, Options{DiscardTrace: false, EveryStep: true, Cluster: func(clock *sim.Clock) (Cluster, error) {
+	res, err := Run(ctx, &ext, ms, Options{EveryStep: true, Cluster: func(clock *sim.Clock) (Cluster, error) {
 		run.Cluster = NewFaultCluster(sim.New(clock, sim.WithSeed(s.Seed)), sched)
 		return run.Cluster, nil
 	}})

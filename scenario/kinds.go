@@ -6,18 +6,15 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/statecraft/statecraft/adapters/sim"
 	"github.com/statecraft/statecraft/jsonvalue"
 	"github.com/statecraft/statecraft/spec/crds"
 )
 
 // builtinKinds resolves kinds named in scenarios that no loaded object or
-// machine declares.
-var builtinKinds = map[string]string{
-	"Namespace": "v1", "ConfigMap": "v1", "Secret": "v1", "Service": "v1", "ServiceAccount": "v1",
-	"Deployment": "apps/v1", "StatefulSet": "apps/v1", "DaemonSet": "apps/v1",
-	"HorizontalPodAutoscaler": "autoscaling/v2", "PodDisruptionBudget": "policy/v1",
-	"Lease": "coordination.k8s.io/v1", "Event": "events.k8s.io/v1",
-}
+// machine declares: the built-in kinds the simulator serves, as
+// kube-apiserver does.
+var builtinKinds = sim.BuiltinKinds()
 
 // shippedCRDs are the CustomResourceDefinitions of spec/crds, by
 // apiVersion/kind of every version they serve.

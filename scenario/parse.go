@@ -35,6 +35,29 @@ type Scenario struct {
 	Events    []*Event
 	Expects   []*Expect
 	DeclRange hcl.Range
+
+	// Recorded stages Objects as a recording of a real cluster holds them:
+	// with the uid, creationTimestamp and generation the server gave them
+	// (see Restorer), so that owner references and observed generations
+	// still hold.
+	Recorded bool
+	// Resume, when set, says how the engine's work stood at the start, for
+	// a recording that starts in the middle of a run: each listed object
+	// is first reconciled at its Wake (none: only when something changes)
+	// instead of at the start.
+	Resume []Resume
+	// Pinned (schedule = "events") makes the engine reconcile only when an
+	// event says so (Event.Reconcile): never at the start, on a change or
+	// at a wake-up. A recording replayed at the times the controller
+	// reconciled, to compare its decisions with the recorded ones.
+	Pinned bool
+}
+
+// Resume is the engine's pending wake-up of one starting object.
+type Resume struct {
+	Object Target
+	Wake   *time.Duration // nil: the object was at rest, waiting for a change
+	Range  hcl.Range
 }
 
 // Event is something the world does at a time: create, update, patch or
@@ -56,6 +79,11 @@ type Event struct {
 	Propagation string
 	Patch       []PatchEvent
 	Range       hcl.Range
+
+	// Reconcile lists objects the engine reconciles at this time: in a
+	// scenario whose schedule is "events" (Scenario.Pinned), the only
+	// reconciles there are.
+	Reconcile []Target
 }
 
 // PatchEvent merge-patches one object.
@@ -103,20 +131,23 @@ var fileSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{{Type: "scenari
 var scenarioSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
 		{Name: "rules"}, {Name: "start"}, {Name: "run_for", Required: true},
-		{Name: "seed"}, {Name: "objects"},
+		{Name: "seed"}, {Name: "objects"}, {Name: "recorded"}, {Name: "schedule"},
 	},
 	Blocks: append([]hcl.BlockHeaderSchema{
 		{Type: "rule", LabelNames: []string{"name"}},
 		{Type: "at", LabelNames: []string{"time"}},
 		{Type: "every", LabelNames: []string{"interval"}},
 		{Type: "expect", LabelNames: []string{"time"}},
+		{Type: "resume", LabelNames: []string{"object"}},
 	}, stagingBlocks...),
 }
+
+var resumeSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "wake"}}}
 
 var ruleSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "params"}}}
 
 var eventSchema = &hcl.BodySchema{
-	Attributes: append([]hcl.AttributeSchema{{Name: "create"}, {Name: "delete"}, {Name: "from"}, {Name: "until"}, {Name: "as"}, {Name: "propagation"}, {Name: "restart"}}, stagingAttrs...),
+	Attributes: append([]hcl.AttributeSchema{{Name: "create"}, {Name: "delete"}, {Name: "from"}, {Name: "until"}, {Name: "as"}, {Name: "propagation"}, {Name: "restart"}, {Name: "reconcile"}}, stagingAttrs...),
 	Blocks:     append([]hcl.BlockHeaderSchema{{Type: "patch", LabelNames: []string{"object"}}}, stagingBlocks...),
 }
 
@@ -198,6 +229,27 @@ func Parse(src []byte, filename string) (*Scenario, hcl.Diagnostics) {
 			s.Objects = append(s.Objects, objs...)
 		}
 	}
+	if a, ok := body.Attributes["recorded"]; ok {
+		v, d := a.Expr.Value(nil)
+		diags = append(diags, d...)
+		if !d.HasErrors() && v.Type() != cty.Bool {
+			diags = append(diags, exprDiag(a.Expr, "Expected a bool", "recorded is true or false."))
+		}
+		s.Recorded = !d.HasErrors() && v.Type() == cty.Bool && v.True()
+	}
+	if a, ok := body.Attributes["schedule"]; ok {
+		v, d := stringValue(a.Expr)
+		diags = append(diags, d...)
+		switch v {
+		case "simulator":
+		case "events":
+			s.Pinned = true
+		default:
+			if !d.HasErrors() {
+				diags = append(diags, exprDiag(a.Expr, "Invalid schedule", "schedule is \"simulator\" (the default: the engine reconciles at the start, on changes and at its wake-ups) or \"events\" (only where an at block's reconcile says)."))
+			}
+		}
+	}
 	st, d := decodeStaging(&hcl.BodyContent{Blocks: body.Blocks})
 	diags = append(diags, d...)
 	s.Staging = st
@@ -226,6 +278,12 @@ func Parse(src []byte, filename string) (*Scenario, hcl.Diagnostics) {
 			diags = append(diags, d...)
 			if e != nil {
 				s.Expects = append(s.Expects, e)
+			}
+		case "resume":
+			rs, d := resume(blk)
+			diags = append(diags, d...)
+			if rs != nil {
+				s.Resume = append(s.Resume, *rs)
 			}
 		}
 	}
@@ -286,6 +344,19 @@ func (s *Scenario) event(b *hcl.Block) (*Event, hcl.Diagnostics) {
 			e.Delete = append(e.Delete, t)
 		}
 	}
+	if a, ok := body.Attributes["reconcile"]; ok {
+		refs, d := stringList(a.Expr)
+		diags = append(diags, d...)
+		for _, r := range refs {
+			t, err := parseTarget(r)
+			if err != nil {
+				diags = append(diags, exprDiag(a.Expr, "Invalid object", err.Error()))
+				continue
+			}
+			t.Range = a.Expr.Range()
+			e.Reconcile = append(e.Reconcile, t)
+		}
+	}
 	if a, ok := body.Attributes["as"]; ok {
 		e.As, d = stringValue(a.Expr)
 		diags = append(diags, d...)
@@ -335,6 +406,22 @@ func (s *Scenario) event(b *hcl.Block) (*Event, hcl.Diagnostics) {
 		e.Patch = append(e.Patch, pe)
 	}
 	return e, diags
+}
+
+func resume(b *hcl.Block) (*Resume, hcl.Diagnostics) {
+	t, err := parseTarget(b.Labels[0])
+	if err != nil {
+		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid object", Detail: err.Error(), Subject: b.LabelRanges[0].Ptr()}}
+	}
+	t.Range = b.LabelRanges[0]
+	rs := &Resume{Object: t, Range: b.DefRange}
+	body, diags := b.Body.Content(resumeSchema)
+	if a, ok := body.Attributes["wake"]; ok {
+		w, d := durationValue(a.Expr)
+		diags = append(diags, d...)
+		rs.Wake = &w
+	}
+	return rs, diags
 }
 
 func expect(b *hcl.Block) (*Expect, hcl.Diagnostics) {

@@ -1,8 +1,6 @@
 package scenario
 
 import (
-	"path/filepath"
-
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/statecraft/statecraft/fsm"
@@ -24,11 +22,7 @@ func CompileWith(s *Scenario, replace Replacer) ([]*fsm.Machine, hcl.Diagnostics
 	var files []*rules.File
 	var diags hcl.Diagnostics
 	for _, r := range s.Rules {
-		ref := r
-		if p := filepath.Join(s.Dir, r); fileExists(p) {
-			ref = p
-		}
-		f, d := rules.LoadRef(ref)
+		f, d := rules.LoadRef(ResolveRule(s, r))
 		diags = append(diags, d...)
 		if f != nil {
 			nf, d := replace(r, f)
@@ -36,7 +30,7 @@ func CompileWith(s *Scenario, replace Replacer) ([]*fsm.Machine, hcl.Diagnostics
 			if nf != nil {
 				f = nf
 			}
-			diags = append(diags, overrideParams(f, s.Params[r], s.DeclRange)...)
+			diags = append(diags, OverrideParams(f, s.Params[r], s.DeclRange)...)
 			files = append(files, f)
 		}
 	}

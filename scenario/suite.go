@@ -86,13 +86,25 @@ func CheckWith(ctx context.Context, path string, update bool, opts Options) Outc
 		ms, d := Compile(s)
 		diags = append(diags, d...)
 		if !diags.HasErrors() {
+			// The trace is rendered as it happens, not kept as lines.
+			var buf bytes.Buffer
+			tw := NewTraceWriter(&buf)
+			if opts.Trace == nil {
+				opts.Trace = tw.Line
+			} else {
+				caller := opts.Trace
+				opts.Trace = func(l Line) { tw.Line(l); caller(l) }
+			}
 			res, err := Run(ctx, s, ms, opts)
+			if err == nil {
+				err = tw.Flush()
+			}
 			if err != nil {
 				o.Problems = append(o.Problems, err.Error())
 				return o
 			}
 			o.Result = res
-			o.Trace = RenderTrace(res.Trace)
+			o.Trace = buf.Bytes()
 			o.Problems = append(o.Problems, res.Failures...)
 		}
 	}

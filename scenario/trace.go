@@ -1,8 +1,10 @@
 package scenario
 
 import (
+	"bufio"
 	"fmt"
-	"strings"
+	"io"
+	"strconv"
 	"time"
 
 	"github.com/statecraft/statecraft/adapters"
@@ -24,11 +26,56 @@ type Line struct {
 
 // String renders the line with its virtual time.
 func (l Line) String() string {
-	return Stamp(l.At) + "  " + l.Text
+	return string(l.Append(nil))
+}
+
+// Append appends the line as String renders it to b.
+func (l Line) Append(b []byte) []byte {
+	b = AppendStamp(b, l.At)
+	b = append(b, "  "...)
+	return append(b, l.Text...)
+}
+
+// TraceWriter writes trace lines as a golden file holds them, one per
+// line, buffered: give its Line to Options.Trace to stream a run's trace,
+// and Flush when the run is over. The first write error stops the
+// writing; Flush reports it.
+type TraceWriter struct {
+	w   *bufio.Writer
+	buf []byte
+	err error
+}
+
+// NewTraceWriter returns a TraceWriter writing to w.
+func NewTraceWriter(w io.Writer) *TraceWriter {
+	return &TraceWriter{w: bufio.NewWriterSize(w, 64<<10)}
+}
+
+// Line writes one line.
+func (t *TraceWriter) Line(l Line) {
+	if t.err != nil {
+		return
+	}
+	t.buf = append(l.Append(t.buf[:0]), '\n')
+	_, t.err = t.w.Write(t.buf)
+}
+
+// Flush writes what is buffered and returns the first write error.
+func (t *TraceWriter) Flush() error {
+	if t.err != nil {
+		return t.err
+	}
+	t.err = t.w.Flush()
+	return t.err
 }
 
 // Stamp renders a duration since the start as +DdHH:MM:SS.
 func Stamp(d time.Duration) string {
+	return string(AppendStamp(nil, d))
+}
+
+// AppendStamp appends Stamp(d) to b.
+func AppendStamp(b []byte, d time.Duration) []byte {
 	days := d / (24 * time.Hour)
 	d -= days * 24 * time.Hour
 	h := d / time.Hour
@@ -36,16 +83,37 @@ func Stamp(d time.Duration) string {
 	m := d / time.Minute
 	d -= m * time.Minute
 	s := d / time.Second
-	return fmt.Sprintf("+%dd%02d:%02d:%02d", days, h, m, s)
+	b = append(b, '+')
+	b = strconv.AppendInt(b, int64(days), 10)
+	b = append(b, 'd')
+	two := func(b []byte, v time.Duration) []byte {
+		if v >= 0 && v < 10 {
+			b = append(b, '0')
+		}
+		return strconv.AppendInt(b, int64(v), 10)
+	}
+	b = two(b, h)
+	b = append(b, ':')
+	b = two(b, m)
+	b = append(b, ':')
+	return two(b, s)
 }
 
 func (r *runner) since() time.Duration { return r.clock.Now().Sub(r.s.Start) }
 
 func (r *runner) add(kind, object, text string) {
-	if r.opts.DiscardTrace {
+	r.emit(Line{At: r.since(), Kind: kind, Object: object, Text: text})
+}
+
+// emit hands one line to the run's sink (Options.Trace), or keeps it in
+// Result.Trace when there is none.
+func (r *runner) emit(l Line) {
+	r.res.Lines++
+	if r.opts.Trace != nil {
+		r.opts.Trace(l)
 		return
 	}
-	r.res.Trace = append(r.res.Trace, Line{At: r.since(), Kind: kind, Object: object, Text: text})
+	r.res.Trace = append(r.res.Trace, l)
 }
 
 // flush takes the requests the cluster served since the last flush, counts
@@ -67,8 +135,8 @@ func (r *runner) flush(trace bool) {
 		if !rec.IsWrite() {
 			continue
 		}
-		if trace && !r.opts.DiscardTrace {
-			r.res.Trace = append(r.res.Trace, Line{At: rec.Time.Sub(r.s.Start), Kind: "request", Object: rec.Ref.String(), Text: "  " + RequestText(rec)})
+		if trace {
+			r.emit(Line{At: rec.Time.Sub(r.s.Start), Kind: "request", Object: rec.Ref.String(), Text: "  " + RequestText(rec)})
 		}
 		if rec.Outcome != adapters.OK || rec.DryRun {
 			continue
@@ -86,30 +154,8 @@ func (r *runner) flush(trace bool) {
 // subresource, object, patch type, dry run, identity, outcome and, for a
 // failure, the server's message.
 func RequestText(rec sim.Record) string {
-	var b strings.Builder
-	b.WriteString(string(rec.Verb))
-	if rec.Subresource != "" {
-		b.WriteString(" " + rec.Subresource)
-	}
-	b.WriteString(" " + rec.Ref.String())
-	var opts []string
-	if rec.PatchType != "" {
-		opts = append(opts, string(rec.PatchType))
-	}
-	if rec.DryRun {
-		opts = append(opts, "dry-run")
-	}
-	if len(opts) > 0 {
-		b.WriteString(" (" + strings.Join(opts, ", ") + ")")
-	}
-	if rec.Identity != "" {
-		b.WriteString(" as " + rec.Identity)
-	}
-	b.WriteString(": " + string(rec.Outcome))
-	if rec.Outcome != adapters.OK && rec.Message != "" {
-		b.WriteString(" (" + rec.Message + ")")
-	}
-	return b.String()
+	return adapters.RequestLine(adapters.Request{Verb: rec.Verb, Ref: rec.Ref, Subresource: rec.Subresource,
+		PatchType: rec.PatchType, DryRun: rec.DryRun, Identity: rec.Identity}, rec.Outcome, rec.Message)
 }
 
 // Transition implements engine.Tracer.
@@ -118,11 +164,7 @@ func (r *runner) Transition(now time.Time, obj adapters.Ref, res *engine.Result)
 		r.opts.Steps.Transition(now, obj, res)
 	}
 	r.flush(true)
-	text := TransitionText(obj, res, r.s.Start)
-	r.add("transition", obj.String(), text)
-	if n := len(r.res.Trace); n > 0 {
-		r.res.Trace[n-1].From, r.res.Trace[n-1].To = res.From, res.To
-	}
+	r.emit(Line{At: r.since(), Kind: "transition", Object: obj.String(), Text: TransitionText(obj, res, r.s.Start), From: res.From, To: res.To})
 }
 
 // Step implements engine.StepTracer, forwarding to Options.Steps.

@@ -122,9 +122,9 @@ func decodeStaging(body *hcl.BodyContent) (*Staging, hcl.Diagnostics) {
 					diags = append(diags, exprDiag(a.Expr, "Invalid rate", "A fault rate is between 0 and 1."))
 				}
 			}
-			if f.Outcome != "" && !knownOutcome(f.Outcome) {
+			if f.Outcome != "" && !knownOutcome(f.Outcome) && f.Outcome != sim.ConcurrentWrite {
 				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid outcome",
-					Detail: "A fault's outcome is one of transient, conflict, forbidden, invalid, not_found, unsupported.", Subject: b.DefRange.Ptr()})
+					Detail: "A fault's outcome is one of transient, conflict, forbidden, invalid, not_found, unsupported, or concurrent_write (another actor writes the object just before the call).", Subject: b.DefRange.Ptr()})
 			}
 			st.Faults = append(st.Faults, f)
 		case "reject":

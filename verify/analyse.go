@@ -35,39 +35,124 @@ func (x *explorer) finding(kind, summary string, path, cycle []*Step) *Finding {
 }
 
 func (x *explorer) analyse(rep *Report, first *node, start *Step) {
-	reached := map[string]bool{x.m.Initial.Name: true}
+	reached := map[string]map[string]bool{}
+	for _, m := range x.ms {
+		reached[m.Name] = map[string]bool{}
+	}
+	reached[x.m.Name][x.m.Initial.Name] = true
+	byKind := map[string]string{}
+	for _, m := range x.ms {
+		for _, r := range m.Resources {
+			byKind[r.Kind] = m.Name
+		}
+	}
+	// States entered, from the trace lines ("Kind/ns/name: A → B by ...")
+	// and the objects of every node.
+	note := func(l string) {
+		i := strings.Index(l, " → ")
+		if i < 0 {
+			return
+		}
+		// "+0d00:00:00  Kind/name: FROM → TO by ...": an object stepped
+		// from FROM (its first state, say) and entered TO.
+		to := strings.Fields(l[i+len(" → "):])[0]
+		head := strings.Fields(l[:i])
+		if len(head) < 3 {
+			return
+		}
+		kind, _, _ := strings.Cut(head[1], "/")
+		if name, ok := byKind[kind]; ok {
+			reached[name][to] = true
+			reached[name][head[len(head)-1]] = true
+		}
+	}
+	for _, l := range start.Lines {
+		note(l)
+	}
 	for _, n := range x.order {
-		reached[n.state] = true
 		for _, e := range append([]*edge{n.via}, n.out...) {
 			if e == nil {
 				continue
 			}
 			for _, l := range e.step.Lines {
-				if i := strings.Index(l, " → "); i > 0 {
-					reached[strings.Fields(l[i+len(" → "):])[0]] = true
+				note(l)
+			}
+		}
+		for r, o := range n.w.objs {
+			if m := x.machineOf(r); m != nil {
+				st, _ := asMap(o["status"])[m.StateField].(string)
+				if st == "" || m.State(st) == nil {
+					st = m.Initial.Name
 				}
+				reached[m.Name][st] = true
 			}
 		}
 	}
-	for _, l := range start.Lines {
-		if i := strings.Index(l, " → "); i > 0 {
-			reached[strings.Fields(l[i+len(" → "):])[0]] = true
-		}
+	how := "no path reaches it"
+	if x.trunc {
+		how = "no path within the bounds reaches it"
 	}
 	for _, s := range x.m.States {
-		if reached[s.Name] {
+		if reached[x.m.Name][s.Name] {
 			rep.Reached = append(rep.Reached, s.Name)
 			continue
 		}
-		how := "no path reaches it"
-		if x.trunc {
-			how = "no path within the bounds reaches it"
+		rep.Findings = append(rep.Findings, &Finding{Kind: "unreached", Summary: fmt.Sprintf("state %s is never entered: %s", s.Name, how),
+			Reproducible: true, Machine: x.m.Name, States: []string{s.Name}})
+	}
+	for _, m := range x.ms[1:] {
+		r := Reach{Machine: m.Name}
+		for _, s := range m.States {
+			if reached[m.Name][s.Name] {
+				r.Reached = append(r.Reached, s.Name)
+				continue
+			}
+			rep.Findings = append(rep.Findings, &Finding{Kind: "unreached", Summary: fmt.Sprintf("state %s of machine %s (driven with %s) is never entered: %s", s.Name, m.Name, x.m.Name, how),
+				Reproducible: true, Machine: m.Name, States: []string{s.Name}})
 		}
-		rep.Findings = append(rep.Findings, &Finding{Kind: "unreached", Summary: fmt.Sprintf("state %s is never entered: %s", s.Name, how), Reproducible: true})
+		rep.Others = append(rep.Others, r)
 	}
 	x.stuck(rep, start)
 	x.cycles(rep, start)
 	x.properties(rep, start)
+	x.accept(rep)
+}
+
+// accept marks the findings an accept block of their machine's rule file
+// declares (a finding about another machine explored with this one may
+// also be declared by this machine's rule file, naming MACHINE.STATE), and
+// lists this machine's accept blocks that matched nothing.
+func (x *explorer) accept(rep *Report) {
+	used := map[string]bool{}
+	for _, f := range rep.Findings {
+		if f.Machine == "" {
+			f.Machine = x.m.Name
+		}
+		states := append([]string(nil), f.States...)
+		if f.Machine != x.m.Name {
+			for _, st := range f.States {
+				states = append(states, f.Machine+"."+st)
+			}
+		}
+		for _, m := range x.ms {
+			if m.Name != f.Machine && m != x.m {
+				continue
+			}
+			for _, a := range m.Source.Accepts {
+				if f.Accepted == "" && a.Matches(f.Kind, states, f.Reasons, f.Property) {
+					f.Accepted, f.Because = a.Name, a.Because
+					if m == x.m {
+						used[a.Name] = true
+					}
+				}
+			}
+		}
+	}
+	for _, a := range x.m.Source.Accepts {
+		if !used[a.Name] {
+			rep.Unused = append(rep.Unused, a.Name)
+		}
+	}
 }
 
 // stuck: a node from which no sequence of events leads to another state.
@@ -104,9 +189,11 @@ func (x *explorer) stuck(rep *Report, start *Step) {
 			continue
 		}
 		done[n.state] = true
-		rep.Findings = append(rep.Findings, x.finding("stuck",
+		f := x.finding("stuck",
 			fmt.Sprintf("an object in %s (reason %s) can never leave it: no event the environment can make (time, other actors, failed requests, spec edits, annotations) moves it", n.state, orNone(n.reason)),
-			x.pathTo(n, start), nil))
+			x.pathTo(n, start), nil)
+		f.States, f.Reasons = []string{n.state}, []string{n.reason}
+		rep.Findings = append(rep.Findings, f)
 	}
 }
 
@@ -193,6 +280,17 @@ func (x *explorer) cycles(rep *Report, start *Step) {
 			continue
 		}
 		inC := func(e *edge) bool { return fight(e) && comp[e.from] == c && comp[e.to] == c }
+		var cstates, creasons []string
+		for _, n := range x.order {
+			if comp[n] == c {
+				if !slices.Contains(cstates, n.state) {
+					cstates = append(cstates, n.state)
+				}
+				if !slices.Contains(creasons, n.reason) {
+					creasons = append(creasons, n.reason)
+				}
+			}
+		}
 		switch {
 		case driftE != nil && (writeE != nil || len(driftE.writes) > 0):
 			if reported["livelock"] >= 1 {
@@ -204,18 +302,22 @@ func (x *explorer) cycles(rep *Report, start *Step) {
 				via = append(via, writeE)
 			}
 			cyc := x.replay(entry, x.cycleThrough(entry, via, inC))
-			rep.Findings = append(rep.Findings, x.finding("livelock",
+			f := x.finding("livelock",
 				fmt.Sprintf("repair fights another actor with no bound: every time %s is changed back, the machine writes it again, and nothing (a counter, a wait that grows without cap, a final state) ends the cycle through %s", driftE.step.ev.ref, statesOf(cyc)),
-				x.pathTo(entry, start), cyc))
+				x.pathTo(entry, start), cyc)
+			f.States, f.Reasons = cstates, creasons
+			rep.Findings = append(rep.Findings, f)
 		case failE != nil:
 			if reported["retries"] >= 1 {
 				continue
 			}
 			reported["retries"]++
 			cyc := x.replay(entry, x.cycleThrough(entry, []*edge{failE}, inC))
-			rep.Findings = append(rep.Findings, x.finding("unbounded retries",
+			f := x.finding("unbounded retries",
 				fmt.Sprintf("a failing request is retried without bound: the cycle through %s repeats as long as the request fails", statesOf(cyc)),
-				x.pathTo(entry, start), cyc))
+				x.pathTo(entry, start), cyc)
+			f.States, f.Reasons = cstates, creasons
+			rep.Findings = append(rep.Findings, f)
 		}
 	}
 }
@@ -313,6 +415,7 @@ func (x *explorer) properties(rep *Report, start *Step) {
 	for _, p := range x.m.Source.Properties {
 		if len(p.Eventually) > 0 {
 			if f := x.eventually(p.Name, p.Eventually, p.ExceptReasons, start); f != nil {
+				f.Property = p.Name
 				rep.Findings = append(rep.Findings, f)
 			}
 		}
@@ -322,9 +425,11 @@ func (x *explorer) properties(rep *Report, start *Step) {
 				if k := len(n.lastWrites); k >= p.NeverWrites {
 					w := n.lastWrites[k-p.NeverWrites:]
 					if w[len(w)-1].Sub(w[0]) < win {
-						rep.Findings = append(rep.Findings, x.finding("property",
+						f := x.finding("property",
 							fmt.Sprintf("property %q fails: %d writes to other objects within %s (at %s and %s)", p.Name, p.NeverWrites, p.NeverWindow, stamp(w[0].Sub(x.opts.Start)), stamp(w[len(w)-1].Sub(x.opts.Start))),
-							x.pathTo(n, start), nil))
+							x.pathTo(n, start), nil)
+						f.Property, f.States, f.Reasons = p.Name, []string{n.state}, []string{n.reason}
+						rep.Findings = append(rep.Findings, f)
 						break
 					}
 				}
@@ -392,7 +497,16 @@ func (x *explorer) eventually(name string, states, except []string, start *Step)
 						what = fmt.Sprintf("stays in %s (reason %s), rechecking for ever", c.state, orNone(c.reason))
 					}
 				}
-				return x.finding("property", fmt.Sprintf("property %q fails: left alone, the object never comes to %s: it %s", name, strings.Join(states, " or "), what), path, cyc)
+				f := x.finding("property", fmt.Sprintf("property %q fails: left alone, the object never comes to %s: it %s", name, strings.Join(states, " or "), what), path, cyc)
+				for _, l := range loop {
+					if !slices.Contains(f.States, l.state) {
+						f.States = append(f.States, l.state)
+					}
+					if !slices.Contains(f.Reasons, l.reason) {
+						f.Reasons = append(f.Reasons, l.reason)
+					}
+				}
+				return f
 			}
 			seen[c] = len(walk)
 			walk = append(walk, c)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"regexp"
 	"sort"
 	"time"
@@ -35,6 +36,12 @@ type Options struct {
 	// Start is the virtual start time (default 2026-01-01T00:00:00Z, the
 	// scenarios' default).
 	Start time.Time
+	// Progress, when set, receives a line every 500 abstract states.
+	Progress io.Writer
+	// MaxCascade bounds the reconciles one event causes: the object it
+	// wakes, and every object of the machines explored together that a
+	// reconcile's writes wake in turn (default 64).
+	MaxCascade int
 }
 
 func (o *Options) defaults() {
@@ -52,6 +59,9 @@ func (o *Options) defaults() {
 	}
 	if o.Start.IsZero() {
 		o.Start = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	}
+	if o.MaxCascade == 0 {
+		o.MaxCascade = 64
 	}
 }
 
@@ -73,9 +83,21 @@ type Finding struct {
 	// Reproducible is false when the counterexample has an event a
 	// scenario cannot make (a spec edit without a spec change).
 	Reproducible bool
+	// Machine is the machine the finding is about (a state of another
+	// machine explored with the first is unreached); States the states it
+	// is about (the unreached or stuck one, those of a cycle); Reasons
+	// the status reasons along it; Property the property that fails.
+	Machine  string
+	States   []string
+	Reasons  []string
+	Property string
+	// Accepted names the accept block of the machine's rule file that
+	// declares the finding meant, and Because its reason.
+	Accepted, Because string
 }
 
-// Report is the result of exploring one machine from one object.
+// Report is the result of exploring one machine from one object, with the
+// machines explored together with it.
 type Report struct {
 	Machine   string
 	Object    string
@@ -87,6 +109,18 @@ type Report struct {
 	Findings  []*Finding
 	Objects   []map[string]any // the starting objects (the CR without status first)
 	Start     time.Time
+	// Others are the machines explored together with Machine (objects it
+	// creates, and they in turn), each with the states its objects
+	// entered.
+	Others []Reach
+	// Unused names the accept blocks that matched no finding.
+	Unused []string
+}
+
+// Reach is what states a machine explored with another reached.
+type Reach struct {
+	Machine string   `json:"machine"`
+	Reached []string `json:"reached"`
 }
 
 type event struct {
@@ -109,7 +143,8 @@ type fault struct {
 
 type node struct {
 	w          *world
-	now, wake  time.Time
+	now, wake  time.Time // wake: the earliest pending wake-up of any driven object
+	wakes      map[adapters.Ref]time.Time
 	depth      int
 	key        string
 	state      string
@@ -136,16 +171,18 @@ type edge struct {
 }
 
 type explorer struct {
-	m       *fsm.Machine
-	opts    Options
-	cr      adapters.Ref
-	base    map[adapters.Ref]map[string]any
-	annos   []string
-	nodes   map[string]*node
-	order   []*node
-	edges   int
-	trunc   bool
-	maxSeen int
+	m        *fsm.Machine   // the machine explored, whose object is cr
+	ms       []*fsm.Machine // m and the machines explored with it
+	opts     Options
+	cr       adapters.Ref
+	base     map[adapters.Ref]map[string]any
+	annos    []string
+	nodes    map[string]*node
+	order    []*node
+	edges    int
+	trunc    bool
+	maxSeen  int
+	reported int // progress lines written, by 500 states
 }
 
 var annoRe = regexp.MustCompile(`annotations\s*(?:\[\??|\.\??)\s*['"]([^'"]+)['"]`)
@@ -153,22 +190,54 @@ var annoRe = regexp.MustCompile(`annotations\s*(?:\[\??|\.\??)\s*['"]([^'"]+)['"
 // Explore runs the bounded exploration of m from the first object of
 // objects that m drives; the other objects are the world it starts in.
 func Explore(m *fsm.Machine, objects []map[string]any, opts Options) (*Report, error) {
+	return ExploreGroup([]*fsm.Machine{m}, objects, opts)
+}
+
+// ExploreGroup explores ms[0] from the first object of objects it drives,
+// with the machines ms[1:] driving the objects of their kinds: those among
+// objects, and those the machines create (a ClusterObjectDeployment's
+// revisions, driven by the ClusterObjectSet machine). An event wakes the
+// objects due then; a write to an object a machine drives, or to an object
+// it controls, wakes that object in turn, as a controller's watches would.
+// The findings are about ms[0]'s object, and the states no object of each
+// other machine entered.
+func ExploreGroup(ms []*fsm.Machine, objects []map[string]any, opts Options) (*Report, error) {
 	opts.defaults()
-	x := &explorer{m: m, opts: opts, nodes: map[string]*node{}, base: map[adapters.Ref]map[string]any{}}
-	w := &world{objs: map[adapters.Ref]map[string]any{}}
+	m := ms[0]
+	x := &explorer{m: m, ms: ms, opts: opts, nodes: map[string]*node{}, base: map[adapters.Ref]map[string]any{}}
+	w := &world{objs: map[adapters.Ref]map[string]any{}, now: opts.Start}
 	var cr map[string]any
 	for _, o := range objects {
 		o = deep(o)
 		r := refOf(o)
-		if cr == nil && drives(m, r) {
-			delete(o, "status")
+		switch {
+		case cr == nil && drives(m, r):
+			// The machine starts from its initial state; the rest of the
+			// status the scenario gives is what other actors wrote (an
+			// installation's installedVersion, written by its operator).
+			if st := asMap(o["status"]); len(st) > 0 {
+				st = deep(st)
+				delete(st, m.StateField)
+				o["status"] = st
+			}
 			cr = o
 			x.cr = r
-		} else if drives(m, r) {
-			continue // one object at a time
+		case drives(m, r):
+			continue // one object of the machine at a time
+		case x.machineOf(r) != nil:
+			delete(o, "status") // driven by another machine: from the start
 		}
 		md := metaOf(o)
 		md["generation"] = int64(1)
+		// What an API server gives every object: rules read uids (owner
+		// references) and creation times (deadlines).
+		if _, ok := md["uid"]; !ok {
+			w.uids++
+			md["uid"] = fmt.Sprintf("verify-uid-%d", w.uids)
+		}
+		if _, ok := md["creationTimestamp"]; !ok {
+			md["creationTimestamp"] = opts.Start.UTC().Format(time.RFC3339)
+		}
 		o["metadata"] = md
 		w.objs[r] = o
 		x.base[r] = deep(o)
@@ -193,7 +262,7 @@ func Explore(m *fsm.Machine, objects []map[string]any, opts Options) (*Report, e
 			rep.Objects = append(rep.Objects, deep(o))
 		}
 	}
-	root := &node{w: w, now: opts.Start}
+	root := &node{w: w, now: opts.Start, wakes: map[adapters.Ref]time.Time{}}
 	st := x.run(root, event{kind: "start", at: opts.Start}, nil)
 	first := st.to
 	first.parent = nil
@@ -206,6 +275,10 @@ func Explore(m *fsm.Machine, objects []map[string]any, opts Options) (*Report, e
 		if n.depth >= opts.MaxDepth || len(x.nodes) >= opts.MaxStates {
 			x.trunc = true
 			continue
+		}
+		if opts.Progress != nil && len(x.nodes)/500 > x.reported {
+			x.reported = len(x.nodes) / 500
+			fmt.Fprintf(opts.Progress, "verify %s: %d abstract states, %d transitions, depth %d\n", m.Name, len(x.nodes), x.edges, x.maxSeen)
 		}
 		n.expanded = true
 		for _, ev := range x.events(n) {
@@ -226,6 +299,16 @@ func Explore(m *fsm.Machine, objects []map[string]any, opts Options) (*Report, e
 	rep.States, rep.Edges, rep.Truncated, rep.Depth = len(x.nodes), x.edges, x.trunc, x.maxSeen
 	x.analyse(rep, first, st.step)
 	return rep, nil
+}
+
+// machineOf returns the machine of the group that drives r's kind.
+func (x *explorer) machineOf(r adapters.Ref) *fsm.Machine {
+	for _, m := range x.ms {
+		if drives(m, r) {
+			return m
+		}
+	}
+	return nil
 }
 
 func drives(m *fsm.Machine, r adapters.Ref) bool {
@@ -263,7 +346,10 @@ func (x *explorer) events(n *node) []event {
 			case cur == nil:
 				out = append(out, event{kind: "create", ref: r, obj: content(x.base[r]), at: n.wake})
 			default:
-				if p := mergePatch(cur, x.base[r]); len(p) > 0 {
+				// An object another machine of the group drives is its
+				// machine's to change: other actors delete it and create
+				// it again, but do not rewrite it.
+				if p := mergePatch(cur, x.base[r]); len(p) > 0 && x.machineOf(r) == nil {
 					out = append(out, event{kind: "drift", ref: r, patch: p, at: n.wake})
 				}
 				out = append(out, event{kind: "delete", ref: r, at: n.wake})
@@ -346,17 +432,23 @@ type runResult struct {
 }
 
 // faultAPI answers the engine's requests from the world, failing the one
-// the fault names, and records choice points, writes and trace lines.
+// the fault names, and records choice points, writes and trace lines. One
+// serves every reconcile an event causes; subject is the object being
+// reconciled.
 type faultAPI struct {
-	x      *explorer
-	w      *world
-	f      *fault
-	now    time.Time
-	points []point
-	counts map[string]int
-	lines  *[]string
-	writes []time.Time
-	first  bool
+	x       *explorer
+	w       *world
+	f       *fault
+	now     time.Time
+	points  []point
+	counts  map[string]int
+	lines   *[]string
+	writes  []time.Time // by the explored object's reconciles, to other objects
+	subject adapters.Ref
+	first   bool
+	// written are the objects written, in order: what the reconcile wakes
+	// (not the subject itself: its reconcile runs until it rests).
+	written []adapters.Ref
 }
 
 func (a *faultAPI) Scope(ctx context.Context, av, k string) adapters.Scope {
@@ -368,7 +460,7 @@ func (a *faultAPI) Do(ctx context.Context, req adapters.Request) adapters.Result
 	a.counts[ck]++
 	nth := a.counts[ck]
 	isWrite := req.Verb != adapters.Get && req.Verb != adapters.List
-	self := key(req.Ref) == a.x.cr
+	self := key(req.Ref) == a.subject
 	var alts []adapters.Outcome
 	switch {
 	case req.Verb == adapters.Get && self && !a.first:
@@ -410,8 +502,11 @@ func (a *faultAPI) Do(ctx context.Context, req adapters.Request) adapters.Result
 	if isWrite {
 		*a.lines = append(*a.lines, stamp(a.now.Sub(a.x.opts.Start))+"    "+scenario.RequestText(sim.Record{Verb: req.Verb, Ref: req.Ref, Subresource: req.Subresource,
 			PatchType: req.PatchType, DryRun: req.DryRun, Identity: req.Identity, Outcome: res.Outcome, Message: res.Message}))
-		if res.Outcome == adapters.OK && !req.DryRun && !self {
+		if res.Outcome == adapters.OK && !req.DryRun && !self && a.subject == a.x.cr {
 			a.writes = append(a.writes, a.now)
+		}
+		if res.Outcome == adapters.OK && !req.DryRun {
+			a.written = append(a.written, key(req.Ref))
 		}
 	}
 	return res
@@ -430,17 +525,62 @@ func (t tracer) Problem(now time.Time, obj adapters.Ref, p *engine.Problem) {
 	*t.lines = append(*t.lines, stamp(now.Sub(t.x.opts.Start))+"  "+fmt.Sprintf("%s: problem %s: %s", obj, p.Reason, p.Message))
 }
 
-// run applies ev to a copy of n's world and reconciles the object.
+// woken lists what a write to ref wakes: ref itself when a machine of the
+// group drives it, and its controller owner when one does.
+func (x *explorer) woken(w *world, ref adapters.Ref) []adapters.Ref {
+	var out []adapters.Ref
+	if x.machineOf(ref) != nil {
+		out = append(out, ref)
+	}
+	obj := w.objs[ref]
+	owners, _ := metaOf(obj)["ownerReferences"].([]any)
+	for _, o := range owners {
+		om, _ := o.(map[string]any)
+		if c, _ := om["controller"].(bool); !c {
+			continue
+		}
+		av, _ := om["apiVersion"].(string)
+		kind, _ := om["kind"].(string)
+		name, _ := om["name"].(string)
+		owner := adapters.Ref{APIVersion: av, Kind: kind, Name: name}
+		if m := x.machineOf(owner); m != nil {
+			for _, r := range m.Resources {
+				if r.APIVersion == av && r.Kind == kind && r.Scope == string(adapters.Namespaced) {
+					owner.Namespace = ref.Namespace
+				}
+			}
+			out = append(out, owner)
+		}
+	}
+	return out
+}
+
+// run applies ev to a copy of n's world and reconciles what it wakes: the
+// explored object for its own events, every driven object due at the
+// event's time, and, in turn, what their writes wake.
 func (x *explorer) run(n *node, ev event, f *fault) runResult {
 	w := n.w.clone()
 	ev.fault = f
 	var lines []string
 	at := ev.at
+	w.now = at
+	wakes := make(map[adapters.Ref]time.Time, len(n.wakes))
+	for r, t := range n.wakes {
+		wakes[r] = t
+	}
+	var queue []adapters.Ref
+	queued := map[adapters.Ref]bool{}
+	enqueue := func(r adapters.Ref) {
+		if !queued[r] {
+			queued[r] = true
+			queue = append(queue, r)
+		}
+	}
 	switch ev.kind {
 	case "drift", "annotate":
 		w.Do(context.Background(), adapters.Request{Verb: adapters.Patch, PatchType: adapters.MergePatch, Ref: ev.ref, Body: ev.patch})
 	case "delete":
-		delete(w.objs, ev.ref)
+		w.remove(ev.ref, true)
 	case "create":
 		w.Do(context.Background(), adapters.Request{Verb: adapters.Create, Ref: ev.ref, Body: ev.obj})
 	case "spec":
@@ -450,17 +590,85 @@ func (x *explorer) run(n *node, ev event, f *fault) runResult {
 		md["generation"] = g + 1
 		cr["metadata"] = md
 	}
+	// The explored object first (its events, and its wake-ups), then the
+	// other driven objects due now, in order, then what the event's write
+	// wakes.
+	if t, pending := wakes[x.cr]; ev.kind == "start" || ev.kind == "spec" || ev.kind == "annotate" || (pending && !t.After(at)) {
+		enqueue(x.cr)
+	}
+	var due []adapters.Ref
+	for r, t := range wakes {
+		if r != x.cr && !t.After(at) {
+			due = append(due, r)
+		}
+	}
+	if ev.kind == "start" {
+		for r := range w.objs {
+			if r != x.cr && x.machineOf(r) != nil {
+				due = append(due, r)
+			}
+		}
+	}
+	sort.Slice(due, func(i, j int) bool { return due[i].String() < due[j].String() })
+	for _, r := range due {
+		enqueue(r)
+	}
+	if ev.kind == "drift" || ev.kind == "create" || ev.kind == "delete" {
+		for _, r := range x.woken(n.w, ev.ref) {
+			enqueue(r)
+		}
+	}
 	step := &Step{Event: ev.String(), At: at.Sub(x.opts.Start), ev: ev}
 	if f != nil {
 		step.Event += fmt.Sprintf("; request %d of the reconcile (%s %s) fails %s", f.point+1, f.verb, f.kind, f.outcome)
 	}
 	api := &faultAPI{x: x, w: w, f: f, now: at, counts: map[string]int{}, lines: &lines}
-	rep, err := engine.Reconcile(context.Background(), x.m, api, x.cr, at, tracer{x: x, lines: &lines})
-	if err != nil {
-		lines = append(lines, stamp(at.Sub(x.opts.Start))+"  reconcile failed: "+err.Error())
+	reconciles := 0
+	for len(queue) > 0 {
+		r := queue[0]
+		queue = queue[1:]
+		queued[r] = false
+		m := x.machineOf(r)
+		if _, exists := w.objs[r]; !exists || m == nil {
+			delete(wakes, r)
+			continue
+		}
+		if reconciles >= x.opts.MaxCascade {
+			x.trunc = true
+			lines = append(lines, stamp(at.Sub(x.opts.Start))+"  verify: more reconciles than --max-cascade; the rest are not run")
+			break
+		}
+		reconciles++
+		api.subject, api.first, api.written = r, false, nil
+		rep, err := engine.Reconcile(context.Background(), m, api, r, at, tracer{x: x, lines: &lines})
+		if err != nil {
+			lines = append(lines, stamp(at.Sub(x.opts.Start))+"  reconcile failed: "+err.Error())
+		}
+		if rep.Wake.IsZero() {
+			delete(wakes, r)
+		} else {
+			wakes[r] = rep.Wake
+		}
+		for _, wr := range api.written {
+			for _, o := range x.woken(w, wr) {
+				if o != r {
+					enqueue(o)
+				}
+			}
+		}
+	}
+	for r := range wakes {
+		if _, exists := w.objs[r]; !exists {
+			delete(wakes, r)
+		}
 	}
 	step.Lines = lines
-	to := &node{w: w, now: at, wake: rep.Wake}
+	to := &node{w: w, now: at, wakes: wakes}
+	for _, t := range wakes {
+		if to.wake.IsZero() || t.Before(to.wake) {
+			to.wake = t
+		}
+	}
 	st, _ := w.objs[x.cr]["status"].(map[string]any)
 	to.state, _ = st[x.m.StateField].(string)
 	if to.state == "" {
@@ -517,16 +725,34 @@ func (x *explorer) key(n *node) string {
 			objs[r.String()] = string(mustJSON(content(cur)))
 		}
 	}
-	parts["objects"] = objs
-	switch {
-	case n.wake.IsZero():
-		parts["wake"] = "none"
-	case !n.wake.After(n.now):
-		parts["wake"] = "now"
-	default:
-		parts["wake"] = "pending"
+	// Objects the machines made, and the objects of the other machines:
+	// their content, and for driven ones their abstract status and
+	// whether a wake-up is pending.
+	for r, cur := range n.w.objs {
+		if _, isBase := x.base[r]; isBase || r == x.cr {
+			continue
+		}
+		if x.machineOf(r) == nil {
+			objs[r.String()] = string(mustJSON(content(cur)))
+			continue
+		}
+		st := deep(asMap(cur["status"]))
+		delete(st, "message")
+		objs[r.String()] = string(mustJSON(map[string]any{"content": content(cur), "status": x.abstract(st, n.now), "wake": wakeKey(n.wakes[r], n.now)}))
 	}
+	parts["objects"] = objs
+	parts["wake"] = wakeKey(n.wakes[x.cr], n.now)
 	return string(mustJSON(parts))
+}
+
+func wakeKey(t, now time.Time) string {
+	switch {
+	case t.IsZero():
+		return "none"
+	case !t.After(now):
+		return "now"
+	}
+	return "pending"
 }
 
 func asMap(v any) map[string]any {

@@ -3,6 +3,8 @@ package verify_test
 import (
 	"context"
 	"path/filepath"
+	"reflect"
+	"sort"
 	"strings"
 	"testing"
 
@@ -209,5 +211,173 @@ func TestPropertyBlockErrors(t *testing.T) {
 	_, diags := rules.Parse([]byte(src), "poller.hcl")
 	if !diags.HasErrors() || !strings.Contains(diags.Error(), "Invalid never_within") {
 		t.Fatalf("want Invalid never_within, got %v", diags)
+	}
+}
+
+// An accept block declares a finding meant: verify marks the findings it
+// covers (kind, states, property) with its name and reason, leaves the
+// others open, and names the accepts that matched nothing.
+func TestAcceptBlocks(t *testing.T) {
+	src := strings.Replace(propertyMachine, `  property "calm" {`, `  accept "no config" {
+    finding  = property
+    property = "settles"
+    because  = "a widget without its ConfigMap waits for it"
+  }
+  accept "never ready" {
+    finding = unreached
+    states  = [Ready]
+    because = "only the world makes the ConfigMap"
+  }
+  accept "stuck ready" {
+    finding = stuck
+    states  = [Ready]
+    because = "matches nothing here"
+  }
+  property "calm" {`, 1)
+	f, diags := rules.Parse([]byte(src), "poller.hcl")
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	ms, diags := fsm.Compile(f)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	objs := []map[string]any{
+		{"apiVersion": "example.com/v1", "kind": "Widget", "metadata": map[string]any{"name": "w", "namespace": "ns"}},
+		{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "w", "namespace": "ns"}},
+	}
+	// Without the ConfigMap: settles fails and Ready is unreached, both
+	// accepted; the widget is stuck in Waiting, which "stuck ready" (its
+	// states: Ready) does not cover.
+	rep, err := verify.Explore(ms[0], objs[:1], verify.Options{MaxDepth: 6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, f := range rep.Findings {
+		got[f.Kind+" "+strings.Join(f.States, ",")+" "+f.Property] = f.Accepted
+	}
+	want := map[string]string{"property Waiting settles": "no config", "unreached Ready ": "never ready", "stuck Waiting ": ""}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("findings and their accepts:\n got %v\nwant %v", got, want)
+	}
+	if strings.Join(rep.Unused, ",") != "stuck ready" {
+		t.Errorf("unused accepts %v, want [stuck ready]", rep.Unused)
+	}
+	// With it, Ready is reached ("never ready" is unused), a widget whose
+	// ConfigMap is deleted stays in Ready ("stuck ready" covers it), and
+	// the open findings are calm's and the livelock's.
+	rep, err = verify.Explore(ms[0], objs, verify.Options{MaxDepth: 6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var open []string
+	for _, f := range rep.Findings {
+		if f.Accepted == "" {
+			open = append(open, f.Kind+" "+f.Property)
+		}
+	}
+	sort.Strings(open)
+	if strings.Join(open, ",") != "livelock ,property calm" {
+		t.Errorf("open findings %q, want the livelock and calm", open)
+	}
+	if strings.Join(rep.Unused, ",") != "no config,never ready" {
+		t.Errorf("unused accepts %v", rep.Unused)
+	}
+}
+
+// An accept must name a state the machine has, a finding kind verify
+// reports, a reason, and for a property finding a declared property.
+func TestAcceptBlockErrors(t *testing.T) {
+	for _, c := range []struct{ block, want string }{
+		{`accept "a" {
+    finding = unreached
+    states  = [Redy]
+    because = "x"
+  }`, `Unknown state`},
+		{`accept "a" {
+    finding = stalled
+    because = "x"
+  }`, `Unknown finding`},
+		{`accept "a" {
+    finding = unreached
+    because = " "
+  }`, `Empty reason`},
+		{`accept "a" {
+    finding  = property
+    property = "sttles"
+    because  = "x"
+  }`, `Unknown property`},
+		{`accept "a" {
+    finding = unreached
+  }`, `because`},
+	} {
+		src := strings.Replace(propertyMachine, `  property "calm" {`, "  "+c.block+"\n  property \"calm\" {", 1)
+		f, diags := rules.Parse([]byte(src), "poller.hcl")
+		if !diags.HasErrors() {
+			_, diags = fsm.Compile(f)
+		}
+		if !diags.HasErrors() || !strings.Contains(diags.Error(), c.want) {
+			t.Errorf("%s: want an error %q, got %v", c.block, c.want, diags)
+		}
+	}
+}
+
+// Groups explores a ClusterObjectDeployment with the ClusterObjectSet
+// machine that drives the revisions it creates, and a ClusterExtension
+// with both; the ClusterObjectSet, which creates nothing, is not explored
+// alone; ObjectPatch, unrelated, alone.
+func TestGroups(t *testing.T) {
+	var ms []*fsm.Machine
+	for _, p := range []string{"objectpatch", "clusterextension", "clusterobjectdeployment", "clusterobjectset"} {
+		ms = append(ms, machine(t, p))
+	}
+	var got []string
+	for _, g := range verify.Groups(ms) {
+		var names []string
+		for _, m := range g {
+			names = append(names, m.Name)
+		}
+		got = append(got, strings.Join(names, "+"))
+	}
+	want := "objectpatch clusterextension+clusterobjectdeployment+clusterobjectset clusterobjectdeployment+clusterobjectset"
+	if strings.Join(got, " ") != want {
+		t.Errorf("groups %q, want %q", strings.Join(got, " "), want)
+	}
+}
+
+// Explored alone, a ClusterObjectDeployment's revision never becomes
+// Ready, so the COD never reaches Progressed; with the ClusterObjectSet
+// machine driving the revision it creates, both do.
+func TestExploreGroupDrivesRevisions(t *testing.T) {
+	s, diags := scenario.Load("../examples/cod/my-app.scenario.hcl")
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	cod, cos := machine(t, "clusterobjectdeployment"), machine(t, "clusterobjectset")
+	has := func(xs []string, x string) bool {
+		for _, y := range xs {
+			if y == x {
+				return true
+			}
+		}
+		return false
+	}
+	alone, err := verify.Explore(cod, s.Objects, quick)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if has(alone.Reached, "Progressed") {
+		t.Errorf("alone, the COD reached Progressed: %v", alone.Reached)
+	}
+	both, err := verify.ExploreGroup([]*fsm.Machine{cod, cos}, s.Objects, quick)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !has(both.Reached, "Progressed") {
+		t.Errorf("with the COS machine, the COD did not reach Progressed: %v", both.Reached)
+	}
+	if len(both.Others) != 1 || both.Others[0].Machine != "clusterobjectset" || !has(both.Others[0].Reached, "Ready") {
+		t.Errorf("the COS machine's states: %+v", both.Others)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"time"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
 
@@ -17,16 +18,21 @@ import (
 // world is the abstract environment's concrete store: the objects that
 // exist (the custom resource included), keyed by reference. It serves the
 // engine's requests as an API server would for these verbs: merge, JSON and
-// apply patches (apply as a merge), dry runs, the status subresource,
-// generation bumps on spec changes; it has no RBAC, admission or
-// garbage collection.
+// apply patches (apply as a merge, creating what does not exist), dry runs,
+// the status subresource, generation bumps on spec changes, uids and
+// creation times, and the garbage collector's cascade when an object is
+// deleted (no finalizers); it has no RBAC or admission.
 type world struct {
 	objs map[adapters.Ref]map[string]any
 	rv   int
+	// now is the time of the reconcile being served: a created object's
+	// creationTimestamp. uids counts the uids given to created objects.
+	now  time.Time
+	uids int
 }
 
 func (w *world) clone() *world {
-	c := &world{objs: make(map[adapters.Ref]map[string]any, len(w.objs)), rv: w.rv}
+	c := &world{objs: make(map[adapters.Ref]map[string]any, len(w.objs)), rv: w.rv, now: w.now, uids: w.uids}
 	for k, v := range w.objs {
 		c.objs[k] = deep(v)
 	}
@@ -92,7 +98,7 @@ func (w *world) Do(_ context.Context, req adapters.Request) adapters.Result {
 			return adapters.Result{Outcome: adapters.NotFound, Message: fmt.Sprintf("%s not found", ref)}
 		}
 		if !req.DryRun {
-			delete(w.objs, ref)
+			w.remove(ref, req.Propagation != "Orphan")
 		}
 		return adapters.Result{Outcome: adapters.OK}
 	case adapters.Create:
@@ -110,11 +116,22 @@ func (w *world) Do(_ context.Context, req adapters.Request) adapters.Result {
 			obj["metadata"] = md
 		}
 		md["generation"] = int64(1)
+		if _, ok := md["creationTimestamp"]; !ok {
+			md["creationTimestamp"] = w.now.UTC().Format(time.RFC3339)
+		}
+		if _, ok := md["uid"]; !ok && !req.DryRun {
+			w.uids++
+			md["uid"] = fmt.Sprintf("verify-uid-%d", w.uids)
+		}
 		if !req.DryRun {
 			w.store(ref, obj)
 		}
 		return adapters.Result{Outcome: adapters.OK, Object: deep(obj)}
 	case adapters.Update, adapters.Patch:
+		if cur == nil && req.PatchType == adapters.ApplyPatch && req.Subresource == "" {
+			// Server-side apply creates what does not exist.
+			return w.Do(context.Background(), adapters.Request{Verb: adapters.Create, Ref: req.Ref, Body: req.Body, DryRun: req.DryRun})
+		}
 		if cur == nil {
 			return adapters.Result{Outcome: adapters.NotFound, Message: fmt.Sprintf("%s not found", ref)}
 		}
@@ -147,6 +164,44 @@ func (w *world) Do(_ context.Context, req adapters.Request) adapters.Result {
 		return adapters.Result{Outcome: adapters.OK, Object: deep(next)}
 	}
 	return adapters.Result{Outcome: adapters.Unsupported, Message: "verify: verb " + string(req.Verb)}
+}
+
+// remove deletes an object and, with cascade, as the garbage collector
+// would, the objects whose owner references all name it or objects so
+// deleted.
+func (w *world) remove(ref adapters.Ref, cascade bool) {
+	gone := map[string]bool{}
+	if uid, _ := metaOf(w.objs[ref])["uid"].(string); uid != "" {
+		gone[uid] = true
+	}
+	delete(w.objs, ref)
+	for cascade {
+		cascade = false
+		refs := make([]adapters.Ref, 0, len(w.objs))
+		for r := range w.objs {
+			refs = append(refs, r)
+		}
+		sort.Slice(refs, func(i, j int) bool { return refs[i].String() < refs[j].String() })
+		for _, r := range refs {
+			owners, _ := metaOf(w.objs[r])["ownerReferences"].([]any)
+			if len(owners) == 0 {
+				continue
+			}
+			all := true
+			for _, o := range owners {
+				om, _ := o.(map[string]any)
+				uid, _ := om["uid"].(string)
+				all = all && gone[uid]
+			}
+			if all {
+				if uid, _ := metaOf(w.objs[r])["uid"].(string); uid != "" {
+					gone[uid] = true
+				}
+				delete(w.objs, r)
+				cascade = true
+			}
+		}
+	}
 }
 
 func metaOf(o map[string]any) map[string]any {

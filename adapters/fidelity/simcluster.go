@@ -14,15 +14,14 @@ import (
 )
 
 // NewSim builds the simulated cluster one sequence runs against, serving
-// what the local control plane serves: the simulator's built-in kinds,
-// Jobs (which it does not serve by itself), and every CRD of spec/crds,
+// what the local control plane serves: the simulator's built-in kinds
+// and every CRD of spec/crds,
 // stored as the control plane stores them (the simulator serves the
 // versions of a stored CRD). This is the one place that says how the
 // simulator is built; change it when the simulator learns to take more
 // from a CRD (its schema, say).
 func NewSim() (adapters.API, error) {
 	c := sim.New(nil)
-	c.RegisterKind("batch/v1", "Job", adapters.Namespaced, sim.KindOptions{HasStatus: true, Plural: "jobs"})
 	docs, err := CRDs()
 	if err != nil {
 		return nil, err

@@ -21,6 +21,7 @@ import (
 	// versioned types, conversions and defaulting functions.
 	_ "k8s.io/kubernetes/pkg/apis/apps/install"
 	_ "k8s.io/kubernetes/pkg/apis/autoscaling/install"
+	_ "k8s.io/kubernetes/pkg/apis/batch/install"
 	_ "k8s.io/kubernetes/pkg/apis/coordination/install"
 	_ "k8s.io/kubernetes/pkg/apis/core/install"
 	_ "k8s.io/kubernetes/pkg/apis/events/install"
@@ -31,10 +32,12 @@ import (
 	deploymentregistry "k8s.io/kubernetes/pkg/registry/apps/deployment"
 	"k8s.io/kubernetes/pkg/registry/apps/statefulset"
 	"k8s.io/kubernetes/pkg/registry/autoscaling/horizontalpodautoscaler"
+	"k8s.io/kubernetes/pkg/registry/batch/job"
 	"k8s.io/kubernetes/pkg/registry/coordination/lease"
 	"k8s.io/kubernetes/pkg/registry/core/configmap"
 	"k8s.io/kubernetes/pkg/registry/core/event"
 	"k8s.io/kubernetes/pkg/registry/core/namespace"
+	"k8s.io/kubernetes/pkg/registry/core/persistentvolumeclaim"
 	"k8s.io/kubernetes/pkg/registry/core/secret"
 	"k8s.io/kubernetes/pkg/registry/core/service"
 	"k8s.io/kubernetes/pkg/registry/core/serviceaccount"
@@ -100,11 +103,13 @@ var builtinKinds = func() []*builtinKind {
 		}(),
 		legacy("v1", "ConfigMap", "configmaps", adapters.Namespaced, configmap.Strategy, nil),
 		legacy("v1", "Secret", "secrets", adapters.Namespaced, secret.Strategy, nil),
+		legacy("v1", "PersistentVolumeClaim", "persistentvolumeclaims", adapters.Namespaced, persistentvolumeclaim.Strategy, persistentvolumeclaim.StatusStrategy),
 		legacy("v1", "Service", "services", adapters.Namespaced, service.Strategy, service.StatusStrategy),
 		legacy("v1", "ServiceAccount", "serviceaccounts", adapters.Namespaced, serviceaccount.Strategy, nil),
 		legacy("apps/v1", "Deployment", "deployments", adapters.Namespaced, deploymentregistry.Strategy, deploymentregistry.StatusStrategy),
 		legacy("apps/v1", "StatefulSet", "statefulsets", adapters.Namespaced, statefulset.Strategy, statefulset.StatusStrategy),
 		legacy("apps/v1", "DaemonSet", "daemonsets", adapters.Namespaced, daemonset.Strategy, daemonset.StatusStrategy),
+		legacy("batch/v1", "Job", "jobs", adapters.Namespaced, job.Strategy, job.StatusStrategy),
 		legacy("autoscaling/v2", "HorizontalPodAutoscaler", "horizontalpodautoscalers", adapters.Namespaced, horizontalpodautoscaler.Strategy, horizontalpodautoscaler.StatusStrategy),
 		legacy("policy/v1", "PodDisruptionBudget", "poddisruptionbudgets", adapters.Namespaced, poddisruptionbudget.Strategy, poddisruptionbudget.StatusStrategy),
 		legacy("coordination.k8s.io/v1", "Lease", "leases", adapters.Namespaced, lease.Strategy, nil),
@@ -167,3 +172,14 @@ var builtinServers = func() map[*builtinKind]server {
 	}
 	return m
 }()
+
+// BuiltinKinds returns the apiVersion of each built-in kind every Cluster
+// serves, by kind: the kinds a scenario may name without loading their
+// definition.
+func BuiltinKinds() map[string]string {
+	out := make(map[string]string, len(builtinKinds))
+	for _, b := range builtinKinds {
+		out[b.kind] = b.apiVersion
+	}
+	return out
+}

@@ -46,7 +46,9 @@ type Cluster struct {
 	denials    []Denial
 	admissions []Admission
 	faults     []*faultState
-	rng        *rand.Rand
+	// concurrentWrites counts the writes ConcurrentWrite faults made.
+	concurrentWrites int
+	rng              *rand.Rand
 
 	engineIdentity    string
 	checkNamespaces   bool
@@ -550,9 +552,6 @@ func suffix(n int64) string {
 func (c *Cluster) createObject(k *kindInfo, req adapters.Request, obj map[string]any, applied bool) adapters.Result {
 	name := metaString(obj, "name")
 	key := keyOf(k, req.Ref.Namespace, name)
-	if _, exists := c.objects[key]; exists {
-		return fail(adapters.Conflict, "%s %q already exists", k.resource(), name)
-	}
 	if c.checkNamespaces && !c.staging && k.scope == adapters.Namespaced {
 		ns, found := c.objects[objKey{"v1", "Namespace", "", req.Ref.Namespace}]
 		if !found {
@@ -574,10 +573,37 @@ func (c *Cluster) update(k *kindInfo, req adapters.Request) adapters.Result {
 	}
 	key := keyOf(k, req.Ref.Namespace, req.Ref.Name)
 	e, found := c.objects[key]
+	// The server decodes the body before it looks for the object: a
+	// body its types cannot hold is refused so, whether or not the
+	// object exists or is current. (Checked here only where the answer
+	// would otherwise be another refusal; a write that goes on decodes
+	// it in commit.)
+	undecodable := func() (adapters.Result, bool) {
+		if _, err := k.srv.defaults(obj); err != nil {
+			return statusError(err), true
+		}
+		return adapters.Result{}, false
+	}
+	if !found && req.Subresource == "" && k.srv.createOnUpdate() {
+		// The registry store creates the object, as a create of the
+		// body would, once the preconditions the body carries (its uid)
+		// hold against nothing.
+		if uid := metaString(obj, "uid"); uid != "" {
+			return fail(adapters.Conflict, "Operation cannot be fulfilled on %s %q: StorageError: invalid object, Code: 4, Key: /registry/%s/%s, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: %s, UID in object meta: ",
+				k.resource(), req.Ref.Name, k.plural(), strings.TrimPrefix(req.Ref.Namespace+"/"+req.Ref.Name, "/"), uid)
+		}
+		return c.createObject(k, req, obj, false)
+	}
 	if !found {
+		if res, bad := undecodable(); bad {
+			return res
+		}
 		return notFound(k, req.Ref.Name)
 	}
 	if uid := metaString(obj, "uid"); uid != "" && uid != metaString(e.obj, "uid") {
+		if res, bad := undecodable(); bad {
+			return res
+		}
 		return fail(adapters.Conflict, "Precondition failed: UID in precondition: %s, UID in object meta: %s", uid, metaString(e.obj, "uid"))
 	}
 	rv := metaString(obj, "resourceVersion")
@@ -585,6 +611,9 @@ func (c *Cluster) update(k *kindInfo, req adapters.Request) adapters.Result {
 		return fail(adapters.Invalid, "%s %q is invalid: metadata.resourceVersion: Invalid value: 0: must be specified for an update", k.resource(), req.Ref.Name)
 	}
 	if rv != "" && rv != metaString(e.obj, "resourceVersion") {
+		if res, bad := undecodable(); bad {
+			return res
+		}
 		return conflictModified(k, req.Ref.Name)
 	}
 	// An unconditional update is made against the stored version.
@@ -634,7 +663,11 @@ func (c *Cluster) commit(k *kindInfo, req adapters.Request, key objKey, old *ent
 		cache = &old.prepared
 	}
 	shortcuts := !c.fullPath && !c.mutates() && !applied && (old == nil || old.by == k.srv)
-	obj, err := k.srv.prepare(ctx, obj, oldObj, req.Subresource, cache, shortcuts)
+	generated := false
+	if b, _ := req.Body.(map[string]any); old == nil && req.Verb == adapters.Create && req.Ref.Name == "" && metaString(b, "name") == "" {
+		generated = true
+	}
+	obj, err := k.srv.prepare(ctx, obj, oldObj, req.Subresource, cache, shortcuts, generated)
 	if err != nil {
 		return statusError(err)
 	}
@@ -643,7 +676,7 @@ func (c *Cluster) commit(k *kindInfo, req adapters.Request, key objKey, old *ent
 			ov, had := getPath(old.obj, p)
 			nv, has := getPath(obj, p)
 			if had && (!has || !jsonvalue.Equal(ov, nv)) {
-				return fail(adapters.Invalid, "%s %q is invalid: %s: Invalid value: field is immutable", k.kind, key.name, strings.Join(splitPointer(p), "."))
+				return fail(adapters.Invalid, "%s %q is invalid: %s: Invalid value: field is immutable", k.kind, key.name, strings.Join(jsonvalue.PointerPath(p), "."))
 			}
 		}
 	}
@@ -665,6 +698,11 @@ func (c *Cluster) commit(k *kindInfo, req adapters.Request, key objKey, old *ent
 	if res, rejected := c.admit(req, obj, old); rejected {
 		return res
 	}
+	if _, exists := c.objects[key]; old == nil && exists {
+		// The storage refuses a create of a name it holds, after the
+		// strategy's validation and admission, as the server's does.
+		return fail(adapters.Conflict, "%s %q already exists", k.resource(), key.name)
+	}
 	if old != nil && jsonvalue.Equal(old.obj, obj) {
 		// A no-op write stores nothing and keeps the resourceVersion.
 		return c.stored(old)
@@ -673,6 +711,18 @@ func (c *Cluster) commit(k *kindInfo, req adapters.Request, key objKey, old *ent
 		if c.sharedReads {
 			// Readers change nothing they get: the result, which
 			// nothing stores, is handed out as it is.
+			return adapters.Result{Outcome: adapters.OK, Object: c.view(obj)}
+		}
+		return adapters.Result{Outcome: adapters.OK, Object: copyObject(c.view(obj))}
+	}
+	if old != nil && metaString(obj, "deletionTimestamp") != "" && len(stringList(metadata(obj)["finalizers"])) == 0 &&
+		(k.apiVersion != "v1" || k.kind != "Namespace" || len(stringList(pathValue(obj, "/spec/finalizers"))) == 0) {
+		// A write that removes the last finalizer of an object being
+		// deleted deletes it instead of storing it (the registry store's
+		// deleteWithoutFinalizers), and answers with the written object
+		// at the resourceVersion it was written against.
+		c.remove(key)
+		if c.sharedReads {
 			return adapters.Result{Outcome: adapters.OK, Object: c.view(obj)}
 		}
 		return adapters.Result{Outcome: adapters.OK, Object: copyObject(c.view(obj))}

@@ -178,6 +178,17 @@ func (unstructuredTyper) Recognizes(schema.GroupVersionKind) bool { return true 
 
 func (s *customServer) hasStatus() bool           { return s.status != nil }
 func (s *customServer) unconditionalUpdate() bool { return false }
+func (s *customServer) createOnUpdate() bool      { return false }
+
+func (s *customServer) empty(k *kindInfo) map[string]any {
+	return map[string]any{"apiVersion": k.apiVersion, "kind": k.kind, "metadata": map[string]any{}}
+}
+
+// gcPolicy: the customresource strategy has no default policy of its own,
+// which the registry store reads as DeleteDependents.
+func (s *customServer) gcPolicy(context.Context) rest.GarbageCollectionPolicy {
+	return rest.DeleteDependents
+}
 
 // coerce does what the custom resource codec does to every object it
 // decodes: metadata through ObjectMeta, unknown fields pruned, nulls that
@@ -224,7 +235,7 @@ func (s *customServer) defaults(obj map[string]any) (map[string]any, error) {
 	return canonical(u)
 }
 
-func (s *customServer) prepare(ctx func() context.Context, obj, old map[string]any, subresource string, _ *any, shortcuts bool) (map[string]any, error) {
+func (s *customServer) prepare(ctx func() context.Context, obj, old map[string]any, subresource string, _ *any, shortcuts, _ bool) (map[string]any, error) {
 	if old != nil && shortcuts {
 		switch {
 		case subresource == "status" && s.statusWrites != nil && s.status != nil:

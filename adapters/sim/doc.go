@@ -8,7 +8,7 @@
 //
 //   - Built-in kinds (Namespace, ConfigMap, Secret, Service,
 //     ServiceAccount, Deployment, StatefulSet, DaemonSet,
-//     HorizontalPodAutoscaler, PodDisruptionBudget, Lease, ClusterRole,
+//     Job, HorizontalPodAutoscaler, PodDisruptionBudget, Lease, ClusterRole,
 //     events.k8s.io Event, CustomResourceDefinition) are decoded into
 //     their Go types and defaulted by the scheme's codecs (k8s.io/kubernetes
 //     legacyscheme, apiextensions-apiserver's scheme), then prepared and
@@ -17,7 +17,13 @@
 //     keeps one (not on ConfigMaps or Namespaces; a Deployment's follows its
 //     spec and annotations), the Namespace label kubernetes.io/metadata.name,
 //     the server's messages. A body the types cannot hold (a number in a
-//     ConfigMap's data) is refused as the server refuses it.
+//     ConfigMap's data) is refused as the server refuses it. The answer is
+//     the object as the server's storage reads it back, defaulted again
+//     (a Job without labels gets its template's, selector labels
+//     included). A create is validated before its name is found taken;
+//     an update of a missing Lease or Event creates it, as their
+//     strategies allow. Patches are applied by the server's json-patch
+//     library (gopkg.in/evanphx/json-patch.v4).
 //   - Custom resources are served from their CustomResourceDefinition,
 //     compiled once per definition and version by apiextensions-apiserver's
 //     code: structural schema pruning of unknown fields, metadata coercion,
@@ -35,8 +41,14 @@
 //   - Deletion is the registry store's: finalizers hold an object
 //     (deletionTimestamp set, the object in the answer), Foreground and
 //     Orphan propagation add the foregroundDeletion and orphan
-//     finalizers, a delete with nothing to wait for answers with no
-//     object. The garbage collector and the namespace controller are
+//     finalizers (without a propagation policy, the kind strategy's
+//     default: Orphan for a batch/v1 Job; none at all for Events, whose
+//     policy is Unsupported), a delete with nothing to wait for answers
+//     with no object, and a write that removes the last finalizer of an
+//     object being deleted deletes it and answers with the written object
+//     at its old resourceVersion. A namespace's first delete only marks it
+//     (the namespace registry's own Delete: no deletionGracePeriodSeconds);
+//     a later one changes nothing while spec.finalizers holds it. The garbage collector and the namespace controller are
 //     played as controllers with their own identities, ControllerDelay
 //     (a second) after what they react to: RunControllers runs them when
 //     NextControllerRun says (the scenario runner queues them), and a
@@ -85,8 +97,11 @@
 //   - Requests are checked in this order: RBAC, faults, discovery and scope,
 //     decoding and the strategy's validation, admission (mutating, then
 //     rejecting), storage; field ownership is computed on the prepared
-//     object, where the server computes it before the strategy runs (the
-//     same fields: strategies reset only what the field manager ignores).
+//     object, where the server computes it before the strategy runs: the
+//     entries differ in the fields a strategy sets or ignores (a Job's
+//     generated selector and labels, a Namespace's spec.finalizers), and
+//     a write that only sets such a field moves the resourceVersion on
+//     the server, not here (FIDELITY.md).
 //   - A dry-run create answers with a uid that the next real create gets.
 //   - Apply (the staging helper) creates or replaces an object whole, its
 //     status through the status subresource, without admission and

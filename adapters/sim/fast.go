@@ -92,10 +92,12 @@ func labelsOnly(isNamespace bool, obj, old map[string]any) (map[string]any, bool
 	if errs := metav1validation.ValidateLabels(strs, fieldpath.NewPath("metadata", "labels")); len(errs) > 0 {
 		return nil, false
 	}
-	out := shallowMeta(obj)
 	if len(labels) == 0 {
-		delete(out["metadata"].(map[string]any), "labels")
+		// Without labels a kind's defaulting may give it some (a Job
+		// takes its template's when the server reads it back).
+		return nil, false
 	}
+	out := shallowMeta(obj)
 	shortcutsTaken.Add(1)
 	return out, true
 }
@@ -457,6 +459,12 @@ func (sc *statusShortcut) status(obj, old map[string]any) (map[string]any, bool)
 			changed[k] = v
 		}
 	}
+	// The changed members' names, kept apart: pruning deletes from
+	// work, which may be changed itself.
+	names := make([]string, 0, len(changed))
+	for k := range changed {
+		names = append(names, k)
+	}
 	work := changed
 	if sc.defaults {
 		work = status
@@ -470,7 +478,7 @@ func (sc *statusShortcut) status(obj, old map[string]any) (map[string]any, bool)
 	if sc.defaults {
 		structuraldefaulting.Default(status, sc.structural)
 	}
-	for k := range changed {
+	for _, k := range names {
 		// Pruning may have dropped a member: it goes from status too.
 		if v, still := work[k]; still {
 			status[k] = v

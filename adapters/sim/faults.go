@@ -18,9 +18,24 @@ type Fault struct {
 	// Rate is the probability that any other matching call fails, drawn
 	// from the cluster's seeded PCG source (see WithSeed).
 	Rate    float64
-	Outcome adapters.Outcome // default Transient
+	Outcome adapters.Outcome // default Transient; or ConcurrentWrite
 	Message string           // default: a message fitting the outcome
 }
+
+// ConcurrentWrite, as a fault's outcome, is not a failure: just before a
+// matching call is served, another actor (identity ConcurrentWriter) writes
+// the object the call names, an annotation whose value counts such writes,
+// so its resourceVersion moves; then the call is served as usual. A write
+// carrying the resourceVersion its author read is answered Conflict, as a
+// compare-and-set should be; one without overwrites.
+const ConcurrentWrite adapters.Outcome = "concurrent_write"
+
+// ConcurrentWriter is the identity of a ConcurrentWrite's write, and
+// ConcurrentAnnotation the annotation it sets.
+const (
+	ConcurrentWriter     = "concurrent-writer"
+	ConcurrentAnnotation = "statecraft.dev/concurrent-write"
+)
 
 type faultState struct {
 	Fault
@@ -70,6 +85,15 @@ func (c *Cluster) injectFault(req adapters.Request) (adapters.Result, bool) {
 			hit = true
 		}
 		if !hit {
+			continue
+		}
+		if f.Outcome == ConcurrentWrite {
+			c.concurrentWrites++
+			w := adapters.Request{Verb: adapters.Patch, PatchType: adapters.MergePatch, Ref: req.Ref, Identity: ConcurrentWriter,
+				Body: map[string]any{"metadata": map[string]any{"annotations": map[string]any{ConcurrentAnnotation: fmt.Sprint(c.concurrentWrites)}}}}
+			res := c.serve(w)
+			c.records = append(c.records, Record{Time: c.now(), Verb: w.Verb, Ref: w.Ref, PatchType: w.PatchType,
+				Identity: w.Identity, Outcome: res.Outcome, Message: res.Message})
 			continue
 		}
 		msg := f.Message

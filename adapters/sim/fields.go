@@ -148,6 +148,7 @@ func stampTimes(live, obj map[string]any, now time.Time) {
 	}
 	stamp := now.UTC().Format(time.RFC3339)
 	out := make([]any, len(entries))
+	stamped := false
 	for i, e := range entries {
 		m, _ := e.(map[string]any)
 		keep := false
@@ -167,10 +168,58 @@ func stampTimes(live, obj map[string]any, now time.Time) {
 		}
 		if _, has := c["time"]; has {
 			c["time"] = stamp
+			stamped = true
 		}
 		out[i] = c
 	}
+	if stamped {
+		sortManagedFields(out)
+	}
 	md["managedFields"] = out
+}
+
+// sortManagedFields puts entries in the order the library encodes them
+// in (managedfields' sortEncodedManagedFields: by operation, time in
+// seconds, manager, apiVersion, subresource), by their virtual times: the
+// library sorted them by the wall-clock times stampTimes replaced, which
+// put the entry just written last. Without this, the next write that
+// changes nothing would find them in another order, and store a change
+// the server does not make.
+func sortManagedFields(entries []any) {
+	type key struct {
+		operation, manager, apiVersion, subresource string
+		seconds                                     int64
+	}
+	keyOf := func(e any) key {
+		m, _ := e.(map[string]any)
+		var k key
+		k.operation, _ = m["operation"].(string)
+		k.manager, _ = m["manager"].(string)
+		k.apiVersion, _ = m["apiVersion"].(string)
+		k.subresource, _ = m["subresource"].(string)
+		if s, _ := m["time"].(string); s != "" {
+			if t, err := time.Parse(time.RFC3339, s); err == nil {
+				k.seconds = t.Unix()
+			}
+		}
+		return k
+	}
+	sort.SliceStable(entries, func(i, j int) bool {
+		p, q := keyOf(entries[i]), keyOf(entries[j])
+		if p.operation != q.operation {
+			return p.operation < q.operation
+		}
+		if p.seconds != q.seconds {
+			return p.seconds < q.seconds
+		}
+		if p.manager != q.manager {
+			return p.manager < q.manager
+		}
+		if p.apiVersion != q.apiVersion {
+			return p.apiVersion < q.apiVersion
+		}
+		return p.subresource < q.subresource
+	})
 }
 
 func sameEntry(a, b map[string]any) bool {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apiserver/pkg/registry/rest"
 
 	"github.com/statecraft/statecraft/adapters"
 	"github.com/statecraft/statecraft/jsonvalue"
@@ -55,12 +56,25 @@ func (c *Cluster) delete(k *kindInfo, req adapters.Request) adapters.Result {
 	}
 	md := metadata(e.obj)
 	fins := stringList(md["finalizers"])
-	newFins := gcFinalizers(fins, req.Propagation)
 	isNamespace := k.apiVersion == "v1" && k.kind == "Namespace"
+	if isNamespace {
+		if res, done := c.deleteNamespace(req, key, e, fins); done {
+			return res
+		}
+	}
+	policy := k.srv.gcPolicy(requestContext(k, key.namespace, key.name, "delete", ""))
+	newFins := gcFinalizers(fins, req.Propagation, policy)
 	_, nsFinalizers := getPath(e.obj, "/spec/finalizers")
 	nsFinalizers = isNamespace && nsFinalizers && len(stringList(pathValue(e.obj, "/spec/finalizers"))) > 0
 	if len(newFins) == 0 && !nsFinalizers {
 		// Nothing to wait for: the object goes now.
+		if req.DryRun && len(fins) > 0 {
+			// The registry store answers a dry run that first had
+			// finalizers to update with the object its update left
+			// (updateForGracefulDeletionAndFinalizers): a new, empty
+			// one, as that update stopped to delete at once.
+			return adapters.Result{Outcome: adapters.OK, Object: k.srv.empty(k)}
+		}
 		if !req.DryRun {
 			c.remove(key)
 		}
@@ -86,13 +100,72 @@ func (c *Cluster) delete(k *kindInfo, req adapters.Request) adapters.Result {
 	return c.stored(e)
 }
 
+// deleteNamespace is what the namespace registry's Delete does before it
+// hands a delete to the generic store: the first delete only marks the
+// namespace (deletionTimestamp, status.phase Terminating, and the orphan
+// and foregroundDeletion finalizers as the request's propagation says,
+// else as the namespace has them; no deletionGracePeriodSeconds, no
+// generation) and answers with it, whatever finalizers it has; a later
+// delete while spec.finalizers is not empty answers with the namespace as
+// it is. done is false where the generic delete follows.
+func (c *Cluster) deleteNamespace(req adapters.Request, key objKey, e *entry, fins []string) (adapters.Result, bool) {
+	if metaString(e.obj, "deletionTimestamp") != "" {
+		if len(stringList(pathValue(e.obj, "/spec/finalizers"))) > 0 {
+			return c.stored(e), true
+		}
+		return adapters.Result{}, false
+	}
+	orphan, foreground := contains(fins, orphanFinalizer), contains(fins, foregroundFinalizer)
+	if req.Propagation != "" {
+		orphan, foreground = req.Propagation == "Orphan", req.Propagation == "Foreground"
+	}
+	newFins := []string{}
+	for _, f := range fins {
+		if f != orphanFinalizer && f != foregroundFinalizer {
+			newFins = append(newFins, f)
+		}
+	}
+	if orphan {
+		newFins = append(newFins, orphanFinalizer)
+	}
+	if foreground {
+		newFins = append(newFins, foregroundFinalizer)
+	}
+	obj := shallowMeta(e.obj)
+	md := metadata(obj)
+	if !sameStrings(fins, newFins) {
+		md["finalizers"] = toAnyList(newFins)
+	}
+	md["deletionTimestamp"] = timestamp(c.now())
+	st, _ := obj["status"].(map[string]any)
+	ns := make(map[string]any, len(st)+1)
+	for k, v := range st {
+		ns[k] = v
+	}
+	ns["phase"] = "Terminating"
+	obj["status"] = ns
+	if req.DryRun {
+		return adapters.Result{Outcome: adapters.OK, Object: copyObject(c.view(obj))}, true
+	}
+	e.forget(c.frozen)
+	e.obj = obj
+	e.prepared = nil
+	c.touch(e)
+	c.afterDeletionMark(key)
+	return c.stored(e), true
+}
+
 // gcFinalizers is what kube-apiserver's registry store makes of an
 // object's finalizers when it is deleted with the given propagation
 // (deletionFinalizersForGarbageCollection): orphan for Orphan,
 // foregroundDeletion for Foreground, neither for Background; without a
-// policy the object's own choice stands (Background by default, as for
-// every kind served here).
-func gcFinalizers(fins []string, propagation string) []string {
+// policy the object's own choice stands, else the kind's default (policy:
+// Orphan for a batch/v1 Job). A kind whose policy is Unsupported (Events)
+// gets neither, whatever the request says.
+func gcFinalizers(fins []string, propagation string, policy rest.GarbageCollectionPolicy) []string {
+	if policy == rest.Unsupported {
+		return fins
+	}
 	orphan, foreground := false, false
 	switch propagation {
 	case "Orphan":
@@ -119,6 +192,9 @@ func gcFinalizers(fins []string, propagation string) []string {
 					break
 				}
 			}
+		}
+		if !orphan && !foreground {
+			orphan = policy == rest.OrphanDependents
 		}
 	}
 	out := []string{}

@@ -3,7 +3,6 @@ package sim
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/statecraft/statecraft/adapters"
 	"github.com/statecraft/statecraft/jsonparse"
@@ -247,37 +246,15 @@ func eachLeaf(v any, prefix string, f func(p string)) {
 
 // Field paths are JSON pointers (RFC 6901): "/metadata/labels/app".
 
-func splitPointer(p string) []string {
-	if p == "" {
-		return nil
-	}
-	parts := strings.Split(p[1:], "/")
-	for i, s := range parts {
-		parts[i] = strings.ReplaceAll(strings.ReplaceAll(s, "~1", "/"), "~0", "~")
-	}
-	return parts
-}
-
-// getPath returns the value at pointer p inside obj (maps only).
+// getPath returns the value at pointer p inside obj.
 func getPath(obj map[string]any, p string) (any, bool) {
-	var cur any = obj
-	for _, tok := range splitPointer(p) {
-		m, ok := cur.(map[string]any)
-		if !ok {
-			return nil, false
-		}
-		cur, ok = m[tok]
-		if !ok {
-			return nil, false
-		}
-	}
-	return cur, true
+	return jsonvalue.Lookup(obj, jsonvalue.PointerPath(p))
 }
 
 // setPath sets the value at pointer p, creating (or replacing non-map)
 // intermediate values with maps.
 func setPath(obj map[string]any, p string, v any) {
-	toks := splitPointer(p)
+	toks := jsonvalue.PointerPath(p)
 	cur := obj
 	for _, tok := range toks[:len(toks)-1] {
 		next, ok := cur[tok].(map[string]any)
@@ -292,7 +269,7 @@ func setPath(obj map[string]any, p string, v any) {
 
 // deletePath removes the value at pointer p and reports whether it existed.
 func deletePath(obj map[string]any, p string) bool {
-	toks := splitPointer(p)
+	toks := jsonvalue.PointerPath(p)
 	cur := obj
 	for _, tok := range toks[:len(toks)-1] {
 		next, ok := cur[tok].(map[string]any)

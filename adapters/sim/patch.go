@@ -5,7 +5,9 @@ import (
 
 	"github.com/statecraft/statecraft/jsonvalue"
 
-	jsonpatch "github.com/evanphx/json-patch/v5"
+	// The JSON patch library kube-apiserver applies patches with (its
+	// replace of a missing member adds it, where v5 refuses).
+	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 
 	"github.com/statecraft/statecraft/adapters"
 )

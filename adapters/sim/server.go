@@ -37,16 +37,29 @@ type server interface {
 	// and returns a new canonical object. oldCache is where a server may
 	// keep what it made of old for the next write (nil: keep nothing).
 	// With shortcuts, a write of a shape the shortcuts cover is answered
-	// by them (see fast.go).
-	prepare(ctx func() context.Context, obj, old map[string]any, subresource string, oldCache *any, shortcuts bool) (map[string]any, error)
+	// by them (see fast.go). generated says the create's name was
+	// generated from metadata.generateName.
+	prepare(ctx func() context.Context, obj, old map[string]any, subresource string, oldCache *any, shortcuts, generated bool) (map[string]any, error)
 	// defaults returns obj decoded and defaulted, without a strategy: what
 	// the server makes of the result of a server-side apply.
 	defaults(obj map[string]any) (map[string]any, error)
 	// unconditionalUpdate reports whether an update without
 	// metadata.resourceVersion is allowed.
 	unconditionalUpdate() bool
+	// createOnUpdate reports whether an update of an object that does not
+	// exist creates it (the strategy's AllowCreateOnUpdate: Leases,
+	// Events).
+	createOnUpdate() bool
 	// hasStatus reports whether the kind has a status subresource.
 	hasStatus() bool
+	// empty is a new object of the kind as the server renders it (its
+	// NewFunc's, encoded): what a few answers of the registry store are.
+	empty(k *kindInfo) map[string]any
+	// gcPolicy is the kind's default garbage collection policy, its
+	// registry strategy's (DefaultGarbageCollectionPolicy): what a delete
+	// without a propagation policy does, or Unsupported (no propagation
+	// at all). ctx is the delete's request context.
+	gcPolicy(ctx context.Context) rest.GarbageCollectionPolicy
 	// fields returns the kind's field manager for a subresource.
 	fields(subresource string) (*fieldOwner, error)
 }
@@ -72,6 +85,25 @@ type builtinServer struct {
 }
 
 func (s *builtinServer) hasStatus() bool { return s.b.status != nil }
+func (s *builtinServer) empty(k *kindInfo) map[string]any {
+	in, err := s.b.scheme.New(schema.GroupVersionKind{Group: s.b.internalGroup(), Version: runtime.APIVersionInternal, Kind: s.b.internalKind()})
+	if err == nil {
+		if out, err := s.external(in); err == nil {
+			return out
+		}
+	}
+	return map[string]any{"apiVersion": k.apiVersion, "kind": k.kind, "metadata": map[string]any{}}
+}
+
+func (s *builtinServer) createOnUpdate() bool {
+	return s.b.strategy.AllowCreateOnUpdate(context.Background())
+}
+func (s *builtinServer) gcPolicy(ctx context.Context) rest.GarbageCollectionPolicy {
+	if gc, ok := s.b.strategy.(rest.GarbageCollectionDeleteStrategy); ok {
+		return gc.DefaultGarbageCollectionPolicy(ctx)
+	}
+	return rest.DeleteDependents
+}
 func (s *builtinServer) unconditionalUpdate() bool {
 	return s.b.strategy.AllowUnconditionalUpdate(context.Background())
 }
@@ -104,7 +136,7 @@ func (s *builtinServer) defaults(obj map[string]any) (map[string]any, error) {
 	return s.external(in)
 }
 
-func (s *builtinServer) prepare(ctx func() context.Context, obj, old map[string]any, subresource string, oldCache *any, shortcuts bool) (map[string]any, error) {
+func (s *builtinServer) prepare(ctx func() context.Context, obj, old map[string]any, subresource string, oldCache *any, shortcuts, generated bool) (map[string]any, error) {
 	if old != nil && shortcuts && subresource == "" {
 		if out, ok := labelsOnly(s.b.apiVersion == "v1" && s.b.kind == "Namespace", obj, old); ok {
 			return out, nil
@@ -114,11 +146,21 @@ func (s *builtinServer) prepare(ctx func() context.Context, obj, old map[string]
 	if err != nil {
 		return nil, err
 	}
+	if generated {
+		// A create whose name is generated is prepared on a copy of
+		// the decoded object (the registry store's
+		// createWithGenerateNameRetry, which may try again with
+		// another name), so what defaulting aliased is apart again: a
+		// Job's labels, taken from its template's, do not get the
+		// selector labels the strategy adds to the template; in any
+		// other write they do.
+		in = in.DeepCopyObject()
+	}
 	if old == nil {
 		if err := rest.BeforeCreate(s.b.strategy, ctx(), in); err != nil {
 			return nil, err
 		}
-		return s.external(in)
+		return s.stored(in)
 	}
 	var oldIn runtime.Object
 	if oldCache != nil {
@@ -144,7 +186,21 @@ func (s *builtinServer) prepare(ctx func() context.Context, obj, old map[string]
 	if err := rest.BeforeUpdate(st, ctx(), in, oldIn.DeepCopyObject()); err != nil {
 		return nil, err
 	}
-	return s.external(in)
+	return s.stored(in)
+}
+
+// stored renders a prepared object as the server answers a write: as its
+// storage decodes what it stored, defaulted again (so a default that
+// reads what the strategy set follows it: a Job without labels gets its
+// template's, the strategy's selector labels included).
+func (s *builtinServer) stored(in runtime.Object) (map[string]any, error) {
+	gv := s.b.gvk().GroupVersion()
+	out, err := runtime.UnsafeObjectConvertor(s.b.scheme).ConvertToVersion(in, gv)
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	s.b.scheme.Default(out)
+	return s.external(out)
 }
 
 func (s *builtinServer) fields(subresource string) (*fieldOwner, error) {

@@ -131,3 +131,47 @@ func TestCheckShipped(t *testing.T) {
 		t.Errorf("exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
 	}
 }
+
+// TestCheckLibraryResultField: a library function's result is typed, so
+// check refuses a field of it that does not exist (upgrade.version's
+// minorString misspelled) and points at it, while the same file spelled
+// right checks clean.
+func TestCheckLibraryResultField(t *testing.T) {
+	const src = `machine "m" {
+  resource "example.com/v1" "W" {
+    scope = Namespaced
+  }
+  state "A" {
+    initial = true
+  }
+  state "B" {
+    final = true
+  }
+  transition "go" {
+    from = [A]
+    when = "upgrade.version(self.spec.version).FIELD == '1.10'"
+    to   = B
+  }
+}
+`
+	dir := t.TempDir()
+	for field, bad := range map[string]bool{"minorString": false, "minorStrng": true} {
+		path := filepath.Join(dir, field+".hcl")
+		if err := os.WriteFile(path, []byte(strings.ReplaceAll(src, "FIELD", field)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, stdout, stderr := run("check", path)
+		if !bad {
+			if code != 0 || stderr != "" {
+				t.Errorf("%s: exit %d\nstdout: %s\nstderr: %s", field, code, stdout, stderr)
+			}
+			continue
+		}
+		if code != 1 {
+			t.Fatalf("%s: exit %d, want 1\nstdout: %s\nstderr: %s", field, code, stdout, stderr)
+		}
+		if want := path + ":13:"; !strings.Contains(stderr, want) || !strings.Contains(stderr, field) {
+			t.Errorf("%s: output does not point at the field (%s):\n%s", field, want, stderr)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -52,6 +53,7 @@ func NewRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.SetErr(stderr)
 	root.AddCommand(checkCmd(stdout, stderr), explainCmd(stdout, stderr), simCmd(stdout, stderr), testCmd(stdout, stderr), fmtCmd(stdout, stderr), graphCmd(stdout, stderr),
 		runCmd(stdout, stderr), planCmd(stdout, stderr), devCmd(stdout, stderr),
+		recordCmd(stdout, stderr), replayCmd(stdout, stderr), whyCmd(stdout, stderr),
 		diffCmd(stdout, stderr), verifyCmd(stdout, stderr), versionCmd(stdout))
 	return root
 }
@@ -215,7 +217,35 @@ func simCmd(stdout, stderr io.Writer) *cobra.Command {
 			if why {
 				opts.Steps = wc
 			}
+			// The plain and the JSON Lines trace are streamed as the run
+			// makes them; the rest (--why, --timeline, -o) need it whole.
+			flush := func() error { return nil }
+			streams := !why && timeline == "" && output == ""
+			if streams {
+				keep := func(l scenario.Line) bool { return object == "" || l.Object == object }
+				if format == "json" {
+					bw := bufio.NewWriter(stdout)
+					enc := json.NewEncoder(bw)
+					opts.Trace = func(l scenario.Line) {
+						if keep(l) {
+							enc.Encode(l)
+						}
+					}
+					flush = bw.Flush
+				} else {
+					tw := scenario.NewTraceWriter(stdout)
+					flush = tw.Flush
+					opts.Trace = func(l scenario.Line) {
+						if keep(l) {
+							tw.Line(l)
+						}
+					}
+				}
+			}
 			res, diags := runScenario(args[0], opts)
+			if err := flush(); err != nil && !diags.HasErrors() {
+				return err
+			}
 			if diags.HasErrors() {
 				printDiags(stderr, diags)
 				return ExitError{1}
@@ -257,7 +287,7 @@ func simCmd(stdout, stderr io.Writer) *cobra.Command {
 				if err := writeStructured(stdout, output, doc); err != nil {
 					return err
 				}
-			} else if format == "json" {
+			} else if format == "json" && !streams {
 				enc := json.NewEncoder(stdout)
 				for _, l := range lines {
 					enc.Encode(l)
@@ -265,7 +295,7 @@ func simCmd(stdout, stderr io.Writer) *cobra.Command {
 			} else if why {
 				s, _ := scenario.Load(args[0])
 				writeWhy(stdout, lines, wc.steps, s.Start, object)
-			} else {
+			} else if !streams {
 				for _, l := range lines {
 					fmt.Fprintln(stdout, l)
 				}
@@ -309,10 +339,11 @@ func runScenario(path string, opts scenario.Options) (*scenario.Result, hcl.Diag
 func testCmd(stdout, stderr io.Writer) *cobra.Command {
 	var update, cover bool
 	var coverMin float64
+	var mf mutateFlags
 	var output string
 	cmd := &cobra.Command{
 		Use:   "test DIR...",
-		Short: "Run every scenario below the folders against its golden trace and expectations",
+		Short: "Run every scenario below the folders against its golden trace and expectations; with --mutate, against mutants of their rules",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkOutput(output); err != nil {
@@ -322,6 +353,21 @@ func testCmd(stdout, stderr io.Writer) *cobra.Command {
 				return fmt.Errorf("--cover prints a report: use it without --output")
 			}
 			defer batch.TuneGC()()
+			if mf.on || mf.list {
+				if update || cover || coverMin > 0 {
+					return fmt.Errorf("--mutate and --list do not go with --update or --cover")
+				}
+				switch output {
+				case "json":
+					mf.format = "json"
+				case "yaml":
+					return fmt.Errorf("--mutate and --list print text or json (-o json, --format json)")
+				}
+				return runMutate(args, mf, stdout, stderr)
+			}
+			if mf.format != "text" {
+				return fmt.Errorf("--format needs --mutate or --list")
+			}
 			type result struct {
 				Scenario string   `json:"scenario"`
 				Passed   bool     `json:"passed"`
@@ -386,6 +432,18 @@ func testCmd(stdout, stderr io.Writer) *cobra.Command {
 	cmd.Flags().BoolVar(&update, "update", false, "rewrite golden traces from this run")
 	cmd.Flags().BoolVar(&cover, "cover", false, "print state, transition, outcome-route and guard-clause coverage per machine")
 	cmd.Flags().Float64Var(&coverMin, "cover-min", 0, "with --cover: exit 1 when any coverage measure of any machine is below this percentage")
+	cmd.Flags().BoolVar(&mf.on, "mutate", false, "run the suite against mutants of the rule files it loads; print the survivors as diffs and a score per machine; exit 1 when a mutant not declared equivalent survives")
+	cmd.Flags().BoolVar(&mf.list, "list", false, "list the mutants --mutate would run, without running them")
+	cmd.Flags().StringSliceVar(&mf.machines, "machine", nil, "with --mutate or --list: only mutants of these machines (repeatable, or comma-separated)")
+	cmd.Flags().StringVar(&mf.format, "format", "text", "with --mutate or --list: text or json")
+	cmd.Flags().IntVar(&mf.jobs, "jobs", 0, "with --mutate: mutants run at once (default: the number of CPUs)")
+	cmd.Flags().DurationVar(&mf.budget, "budget", 0, "with --mutate: wall-time budget; mutants not started when it is spent are reported not run (and the run fails)")
+	cmd.Flags().StringVar(&mf.equivalent, "equivalent", "", "with --mutate: the equivalent-mutants file (default: "+EquivalentFile+" at the top of each folder, when there is one)")
+	cmd.Flags().BoolVar(&mf.skipEquivalent, "skip-equivalent", false, "with --mutate: do not run the mutants declared equivalent")
+	cmd.Flags().StringVar(&mf.known, "known", "", "with --mutate: the known survivors file, mutant IDs that do not fail the run (default: "+KnownFile+" at the top of each folder, when there is one); a new survivor fails it, a known one killed is reported to be removed")
+	cmd.Flags().StringVar(&mf.writeKnown, "write-known", "", "with --mutate: write this run's survivors to this file as a known survivors file (the run then does not fail on survivors)")
+	cmd.Flags().StringVar(&mf.match, "match", "", "with --mutate or --list: only the mutants whose ID matches this regular expression")
+	cmd.Flags().IntVar(&mf.sample, "sample", 0, "with --mutate or --list: only the mutants whose ID hashes to 0 modulo N (a fixed subset, about 1 in N)")
 	outputFlag(cmd, &output)
 	return cmd
 }

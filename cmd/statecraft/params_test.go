@@ -89,7 +89,7 @@ func TestParamFlagErrors(t *testing.T) {
 		{"autopatch.auto_patch=yes", "want true or false"},
 		{"autopatch.tick=often", "not a duration"},
 		{"autopatch.create_tries=three", "not a whole number"},
-		{"autopatch.auto_patch_window=25:00-05:00", "not valid (upgrade.validWindow(value))"},
+		{"autopatch.auto_patch_window=25:00-05:00", "not valid (value == '' || upgrade.validWindow(value))"},
 		{"autopatch.auto_patch_components=talos,flannel", "not valid"},
 	} {
 		cl, _ := ichorCluster(t)

@@ -46,6 +46,10 @@ type runFlags struct {
 	healthAddr  string
 	logFormat   string
 	dryRun      bool
+	// decisionRecords is how many decisions the controller keeps on each
+	// object (controller.Options.DecisionRecords).
+	decisionRecords int
+	rec             recordFlags
 }
 
 func (f *runFlags) register(cmd *cobra.Command, server bool) {
@@ -54,9 +58,14 @@ func (f *runFlags) register(cmd *cobra.Command, server bool) {
 	cmd.Flags().StringVar(&f.namespace, "namespace", "", "drive only objects in this namespace")
 	cmd.Flags().IntVar(&f.workers, "workers", 4, "objects reconciled concurrently")
 	cmd.Flags().StringVar(&f.logFormat, "log-format", "text", "log format: text or json")
+	if cmd.Name() == "plan" {
+		return
+	}
+	cmd.Flags().IntVar(&f.decisionRecords, "decision-records", 8, "keep each object's last N decisions, with the clause values that decided them, in its annotation "+controller.DecisionAnnotation+" (statecraft why reads them; 0: none)")
 	if !server {
 		return
 	}
+	f.rec.register(cmd, "record", "also record what the engine sees and decides into this folder (statecraft replay replays it; a folder holding a recording is continued)")
 	cmd.Flags().StringVar(&f.shard, "shard", "", "I/N: drive only the objects whose stable hash of namespace/name mod N is I")
 	cmd.Flags().BoolVar(&f.leaderElect, "leader-elect", false, "run only while holding a Lease")
 	cmd.Flags().StringVar(&f.leaseNS, "leader-election-namespace", "", "namespace of the Lease (default: $POD_NAMESPACE, else the pod's own namespace, else statecraft-system)")
@@ -199,6 +208,21 @@ func runController(ctx context.Context, cfg *rest.Config, f *runFlags, stdout, s
 	} else {
 		opts.Events = kube.NewEvents(client, "statecraft", nil)
 		defer opts.Events.Shutdown()
+		opts.DecisionRecords = f.decisionRecords
+	}
+	rec, err := f.startRecording(ctx, cfg, client, ms, log)
+	if err != nil {
+		return err
+	}
+	if rec != nil {
+		opts.Observer = rec
+		defer func() {
+			if cerr := rec.Close(); cerr != nil {
+				log.Error("the recording is incomplete", "dir", f.rec.dir, "error", cerr)
+			} else {
+				log.Info("recording written", "dir", f.rec.dir)
+			}
+		}()
 	}
 	ctrl, err := controller.New(client, ms, opts)
 	if err != nil {

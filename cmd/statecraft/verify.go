@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -20,20 +21,28 @@ import (
 func verifyCmd(stdout, stderr io.Writer) *cobra.Command {
 	var objects, dirs []string
 	var write, output string
+	var quiet bool
 	var opts verify.Options
 	cmd := &cobra.Command{
-		Use:   "verify FILE",
-		Short: "Explore each machine, within bounds, against an abstract environment; report unreached and trapping states, livelocks, unbounded retries and declared properties",
-		Args:  cobra.ExactArgs(1),
+		Use:   "verify FILE|DIR...",
+		Short: "Explore each machine, within bounds, with the machines it drives, against an abstract environment; report unreached and trapping states, livelocks, unbounded retries and declared properties",
+		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkOutput(output); err != nil {
 				return err
 			}
 			defer batch.TuneGC()()
-			ms, _, diags := loadMachines(args)
+			refs, err := ruleRefs(args)
+			if err != nil {
+				return err
+			}
+			ms, _, diags := loadMachines(refs)
 			if diags.HasErrors() {
 				printDiags(stderr, diags)
 				return ExitError{1}
+			}
+			if !quiet {
+				opts.Progress = stderr
 			}
 			bad := false
 			text := stdout
@@ -41,19 +50,23 @@ func verifyCmd(stdout, stderr io.Writer) *cobra.Command {
 			if output != "" {
 				text = io.Discard
 			}
-			for i, m := range ms {
+			for i, group := range verify.Groups(ms) {
 				if i > 0 {
 					fmt.Fprintln(text)
 				}
-				objs, from, err := sampleObjects(m, objects, dirs)
+				m := group[0]
+				objs, from, err := sampleObjects(group, objects, dirs)
 				if err != nil {
 					return err
 				}
-				rep, err := verify.Explore(m, objs, opts)
+				if !quiet {
+					fmt.Fprintf(stderr, "verify %s: exploring from %s\n", groupName(group), from)
+				}
+				rep, err := verify.ExploreGroup(group, objs, opts)
 				if err != nil {
 					return fmt.Errorf("machine %s: %v", m.Name, err)
 				}
-				if writeReport(text, rep, from, args[0], write) {
+				if writeReport(text, rep, from, m.Source.DeclRange.Filename, write) {
 					bad = true
 				}
 				reports = append(reports, newVerifyReport(rep, from))
@@ -69,13 +82,15 @@ func verifyCmd(stdout, stderr io.Writer) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringSliceVar(&objects, "object", nil, "YAML files of the objects to start from: one custom resource the machine drives, and the world it reads (default: the objects of the first scenario below --scenarios that loads the machine)")
+	cmd.Flags().StringSliceVar(&objects, "object", nil, "YAML files of the objects to start from: one custom resource the machine drives, and the world it reads (default: the objects of the first scenario below --scenarios that loads the machines explored together and stages no faults)")
 	cmd.Flags().StringSliceVar(&dirs, "scenarios", []string{"spec/conformance", "examples"}, "where to look for starting objects when --object is not given")
 	cmd.Flags().StringVar(&write, "write-scenario", "", "write each counterexample as a scenario file into this folder")
+	cmd.Flags().BoolVar(&quiet, "quiet", false, "no progress on stderr")
 	cmd.Flags().IntVar(&opts.MaxDepth, "depth", 16, "bound: environment events along a path")
 	cmd.Flags().IntVar(&opts.MaxStates, "max-states", 5000, "bound: abstract states explored")
 	cmd.Flags().IntVar(&opts.CounterCap, "counter-cap", 4, "integer status fields count as equal from this value up (a bound above it looks unbounded)")
 	cmd.Flags().IntVar(&opts.FaultDepth, "fault-depth", 8, "bound: failed requests are explored along the first N events of a path")
+	cmd.Flags().IntVar(&opts.MaxCascade, "max-cascade", 64, "bound: reconciles one event causes (the objects it wakes, and what their writes wake)")
 	cmd.Flags().BoolVar(&opts.ReadFaults, "read-faults", false, "also fail reads (forbidden, transient), not only the actions' requests")
 	outputFlag(cmd, &output)
 	return cmd
@@ -83,15 +98,20 @@ func verifyCmd(stdout, stderr io.Writer) *cobra.Command {
 
 // verifyReport is a verify.Report as -o json|yaml prints it.
 type verifyReport struct {
-	Machine   string          `json:"machine"`
-	Object    string          `json:"object"`
-	From      string          `json:"from"`
-	States    int             `json:"states"`
-	Edges     int             `json:"transitions"`
-	Depth     int             `json:"depth"`
-	Truncated bool            `json:"truncated"`
-	Reached   []string        `json:"reached"`
-	Findings  []verifyFinding `json:"findings"`
+	Machine   string   `json:"machine"`
+	Object    string   `json:"object"`
+	From      string   `json:"from"`
+	States    int      `json:"states"`
+	Edges     int      `json:"transitions"`
+	Depth     int      `json:"depth"`
+	Truncated bool     `json:"truncated"`
+	Reached   []string `json:"reached"`
+	// Others are the machines explored with this one and the states
+	// their objects entered.
+	Others   []verify.Reach  `json:"others,omitempty"`
+	Findings []verifyFinding `json:"findings"`
+	// Unused names the accept blocks that matched no finding.
+	Unused []string `json:"unusedAccepts,omitempty"`
 }
 
 type verifyFinding struct {
@@ -100,6 +120,11 @@ type verifyFinding struct {
 	Path         []verifyStep `json:"path"`
 	Cycle        []verifyStep `json:"cycle,omitempty"`
 	Reproducible bool         `json:"reproducible"`
+	Machine      string       `json:"machine"`
+	// Accepted names the accept block that declares the finding meant,
+	// Because its reason.
+	Accepted string `json:"accepted,omitempty"`
+	Because  string `json:"because,omitempty"`
 }
 
 type verifyStep struct {
@@ -117,15 +142,61 @@ func newVerifyReport(rep *verify.Report, from string) verifyReport {
 		return out
 	}
 	r := verifyReport{Machine: rep.Machine, Object: rep.Object, From: from, States: rep.States, Edges: rep.Edges,
-		Depth: rep.Depth, Truncated: rep.Truncated, Reached: rep.Reached, Findings: []verifyFinding{}}
+		Depth: rep.Depth, Truncated: rep.Truncated, Reached: rep.Reached, Others: rep.Others, Findings: []verifyFinding{}, Unused: rep.Unused}
 	for _, f := range rep.Findings {
-		r.Findings = append(r.Findings, verifyFinding{Kind: f.Kind, Summary: f.Summary, Path: steps(f.Path), Cycle: steps(f.Cycle), Reproducible: f.Reproducible})
+		r.Findings = append(r.Findings, verifyFinding{Kind: f.Kind, Summary: f.Summary, Path: steps(f.Path), Cycle: steps(f.Cycle), Reproducible: f.Reproducible,
+			Machine: f.Machine, Accepted: f.Accepted, Because: f.Because})
 	}
 	return r
 }
 
-// sampleObjects returns the starting objects and where they came from.
-func sampleObjects(m *fsm.Machine, files, dirs []string) ([]map[string]any, string, error) {
+// ruleRefs expands folders into the rule files (*.hcl) below them, sorted;
+// files and shipped policy names are kept as given.
+func ruleRefs(args []string) ([]string, error) {
+	var out []string
+	for _, a := range args {
+		st, err := os.Stat(a)
+		if err != nil || !st.IsDir() {
+			out = append(out, a)
+			continue
+		}
+		var found []string
+		err = filepath.WalkDir(a, func(p string, d os.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if !d.IsDir() && strings.HasSuffix(p, ".hcl") && !strings.HasSuffix(p, scenario.Ext) {
+				found = append(found, p)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		if len(found) == 0 {
+			return nil, fmt.Errorf("%s: no rule file (*.hcl) below it", a)
+		}
+		sort.Strings(found)
+		out = append(out, found...)
+	}
+	return out, nil
+}
+
+func groupName(group []*fsm.Machine) string {
+	var names []string
+	for _, m := range group {
+		names = append(names, m.Name)
+	}
+	return strings.Join(names, " + ")
+}
+
+// sampleObjects returns the starting objects of a group of machines explored
+// together (the first one's object first) and where they came from: the
+// files given, or the first scenario that loads every machine of the group,
+// starts with an object the first drives, and stages no denials, faults or
+// admission (verify does not model them).
+func sampleObjects(group []*fsm.Machine, files, dirs []string) ([]map[string]any, string, error) {
+	m := group[0]
 	if len(files) > 0 {
 		var out []map[string]any
 		for _, f := range files {
@@ -157,24 +228,22 @@ func sampleObjects(m *fsm.Machine, files, dirs []string) ([]map[string]any, stri
 	}
 	for _, p := range paths {
 		s, diags := scenario.Load(p)
-		if diags.HasErrors() {
+		if diags.HasErrors() || stagesFromStart(s) {
 			continue
 		}
-		loads := false
+		loaded := map[string]bool{}
 		for _, r := range s.Rules {
-			ref := r
-			if fp := filepath.Join(s.Dir, r); fileExistsCLI(fp) {
-				ref = fp
-			}
-			if f, _ := rules.LoadRef(ref); f != nil {
+			if f, _ := rules.LoadRef(scenario.ResolveRule(s, r)); f != nil {
 				for _, sm := range f.Machines {
-					if sm.Name == m.Name {
-						loads = true
-					}
+					loaded[sm.Name] = true
 				}
 			}
 		}
-		if !loads {
+		all := true
+		for _, g := range group {
+			all = all && loaded[g.Name]
+		}
+		if !all {
 			continue
 		}
 		for _, o := range s.Objects {
@@ -187,22 +256,38 @@ func sampleObjects(m *fsm.Machine, files, dirs []string) ([]map[string]any, stri
 			}
 		}
 	}
-	return nil, "", fmt.Errorf("machine %s: no scenario below %s starts with an object it drives; name one with --object", m.Name, strings.Join(dirs, ", "))
+	return nil, "", fmt.Errorf("machine %s: no scenario below %s loads %s, starts with an object it drives and stages no faults; name the objects with --object", m.Name, strings.Join(dirs, ", "), groupName(group))
 }
 
 func writeReport(w io.Writer, rep *verify.Report, from, ruleRef, dir string) (bad bool) {
 	fmt.Fprintf(w, "machine %s, starting from %s (%s)\n", rep.Machine, rep.Object, from)
+	for _, o := range rep.Others {
+		fmt.Fprintf(w, "explored with machine %s, which drives the objects %s makes\n", o.Machine, rep.Machine)
+	}
 	bound := "exhaustive: every abstract state was expanded"
 	if rep.Truncated {
 		bound = "BOUNDED: some states were not expanded (depth or state bound reached); findings hold, absence of findings beyond the bound is not proven"
 	}
 	fmt.Fprintf(w, "explored %d abstract states, %d transitions, paths up to %d environment events; %s\n", rep.States, rep.Edges, rep.Depth, bound)
 	fmt.Fprintf(w, "states reached: %s\n", strings.Join(rep.Reached, ", "))
-	if len(rep.Findings) == 0 {
-		fmt.Fprintln(w, "no findings")
-		return false
+	for _, o := range rep.Others {
+		fmt.Fprintf(w, "states reached by %s: %s\n", o.Machine, strings.Join(o.Reached, ", "))
+	}
+	open, accepted := 0, 0
+	for _, f := range rep.Findings {
+		if f.Accepted != "" {
+			accepted++
+		} else {
+			open++
+		}
+	}
+	if open == 0 {
+		fmt.Fprintf(w, "no findings but the %d the rule files accept\n", accepted)
 	}
 	for i, f := range rep.Findings {
+		if f.Accepted != "" {
+			continue
+		}
 		if f.Kind != "unreached" || !rep.Truncated {
 			bad = true
 		}
@@ -226,6 +311,17 @@ func writeReport(w io.Writer, rep *verify.Report, from, ruleRef, dir string) (ba
 			}
 		}
 	}
+	if accepted > 0 {
+		fmt.Fprintln(w)
+	}
+	for _, f := range rep.Findings {
+		if f.Accepted != "" {
+			fmt.Fprintf(w, "ACCEPTED %s (accept %q: %s): %s\n", f.Kind, f.Accepted, f.Because, f.Summary)
+		}
+	}
+	for _, a := range rep.Unused {
+		fmt.Fprintf(w, "warning: accept %q of machine %s matched no finding of this exploration\n", a, rep.Machine)
+	}
 	return bad
 }
 
@@ -236,4 +332,11 @@ func writeSteps(w io.Writer, steps []*verify.Step) {
 			fmt.Fprintf(w, "    %s\n", l)
 		}
 	}
+}
+
+// stagesFromStart reports whether a scenario denies, fails or refuses
+// requests from its start: verify does not model those.
+func stagesFromStart(s *scenario.Scenario) bool {
+	st := s.Staging
+	return st != nil && len(st.Denials)+len(st.Faults)+len(st.Rejects)+len(st.Drops) > 0
 }

@@ -112,8 +112,10 @@ machine "objectpatch" {
   let "unsupported" {
     value = "target.outcome == 'unsupported' || scope_mismatch"
   }
+  # Claims are arbitrated oldest first by creation timestamp, then name
+  # (seed 000); a claimant blocked by an accepted one reserves nothing.
   let "claim" {
-    value = "objpatch.arbitrate(patches.items, self)"
+    value = "objpatch.arbitrate(patches.items, self, ['metadata.creationTimestamp', 'metadata.name'])"
   }
   let "claim_lost" {
     value = "patches.outcome == 'ok' && !claim.accepted"

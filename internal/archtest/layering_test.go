@@ -22,9 +22,10 @@ var layers = [][]string{
 	{"fsm"},
 	{"engine", "adapters/sim", "adapters/kube", "internal/controlplane"},
 	{"scenario", "controller"},
-	{"verify", "scenario/kubeworld", "adapters/fidelity"},
+	{"verify", "scenario/kubeworld", "adapters/fidelity", "record", "mutate"},
 	{"cmd/statecraft"},
 	{"internal/archtest", "internal/deploytest"}, // tests only
+	{"internal/benchtables"},                     // make bench's table writer: imports none of these
 }
 
 const module = "github.com/statecraft/statecraft/"

@@ -21,6 +21,7 @@ var readOnlyVars = map[string]string{
 	"rules.stateSchema": "HCL schema", "rules.transitionSchema": "HCL schema", "rules.routeAttrs": "HCL schema",
 	"rules.routeSchema": "HCL schema", "rules.actionSchema": "HCL schema", "rules.propertySchema": "HCL schema",
 	"rules.functionSchema": "HCL schema", "rules.conditionSchema": "HCL schema", "rules.eventOnly": "constant list",
+	"rules.acceptSchema": "HCL schema", "rules.acceptFindings": "constant list",
 	"rules.ParamTypes": "constant list", "rules.Verbs": "constant list", "rules.ReservedNames": "constant list",
 	"fsm.VerbOutcomes": "constant table", "fsm.costEstimator": "stateless estimator",
 	"fsm.mermaidID": "regexp", "fsm.identifier": "regexp",

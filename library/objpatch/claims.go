@@ -1,6 +1,7 @@
 package objpatch
 
 import (
+	"cmp"
 	"fmt"
 	"sort"
 	"strconv"
@@ -156,10 +157,12 @@ type Claimant struct {
 	// ObjectPatch. Claimants with different targets never conflict. The
 	// caller groups claimants so that ObjectPatch claims are compared within
 	// their namespace and ClusterObjectPatch claims cluster-wide.
-	Target            string
-	CreationTimestamp time.Time
-	Name              string
-	Claims            []Claim
+	Target string
+	// Rank places the claimant in the arbitration order, which is the
+	// caller's to choose: claimants are taken by Rank, compared element by
+	// element (see CompareRank), then by Key.
+	Rank   []any
+	Claims []Claim
 }
 
 // Verdict is the outcome of arbitration for one claimant.
@@ -185,7 +188,7 @@ func (v Verdict) Message() string {
 }
 
 // Arbitrate decides which claimants own their claims. Claimants are taken
-// oldest first by creation timestamp, then by name (then key). A claimant
+// in the order of their Rank (lowest first), then of their Key. A claimant
 // whose claims overlap those of an already accepted claimant on the same
 // target loses to the first such winner, and reserves none of its other
 // claims; otherwise it is accepted. The result maps every Key to its
@@ -197,11 +200,8 @@ func Arbitrate(claimants []Claimant) map[string]Verdict {
 	}
 	sort.SliceStable(order, func(x, y int) bool {
 		a, b := claimants[order[x]], claimants[order[y]]
-		if !a.CreationTimestamp.Equal(b.CreationTimestamp) {
-			return a.CreationTimestamp.Before(b.CreationTimestamp)
-		}
-		if a.Name != b.Name {
-			return a.Name < b.Name
+		if c := CompareRank(a.Rank, b.Rank); c != 0 {
+			return c < 0
 		}
 		return a.Key < b.Key
 	})
@@ -226,4 +226,52 @@ func Arbitrate(claimants []Claimant) map[string]Verdict {
 		out[c.Key] = v
 	}
 	return out
+}
+
+// CompareRank compares two ranks element by element: two times by time,
+// two numbers (int64 or float64) by value, anything else by its text; a
+// rank that is a prefix of the other comes first. It returns -1, 0 or 1.
+func CompareRank(a, b []any) int {
+	for i := 0; i < len(a) && i < len(b); i++ {
+		if c := compareRankValue(a[i], b[i]); c != 0 {
+			return c
+		}
+	}
+	return cmp.Compare(len(a), len(b))
+}
+
+func compareRankValue(a, b any) int {
+	if ta, ok := a.(time.Time); ok {
+		if tb, ok := b.(time.Time); ok {
+			return ta.Compare(tb)
+		}
+	}
+	if na, ok := rankNumber(a); ok {
+		if nb, ok := rankNumber(b); ok {
+			return cmp.Compare(na, nb)
+		}
+	}
+	return strings.Compare(rankText(a), rankText(b))
+}
+
+func rankNumber(v any) (float64, bool) {
+	switch n := v.(type) {
+	case int64:
+		return float64(n), true
+	case float64:
+		return n, true
+	}
+	return 0, false
+}
+
+func rankText(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return x
+	case time.Time:
+		return x.UTC().Format(time.RFC3339Nano)
+	}
+	return fmt.Sprint(v)
 }

@@ -139,12 +139,12 @@ func TestArbitrate(t *testing.T) {
 	label := func(k string) []Claim { return Claims(js(t, `{"metadata":{"labels":{"`+k+`":"v"}}}`), nil) }
 	both := append(label("x"), label("y")...)
 	claimants := []Claimant{
-		{Key: "ns/late", Target: "T", CreationTimestamp: t0.Add(3 * time.Minute), Name: "late", Claims: label("y")},
-		{Key: "ns/blocked", Target: "T", CreationTimestamp: t0.Add(time.Minute), Name: "blocked", Claims: both},
-		{Key: "ns/b-tie", Target: "T", CreationTimestamp: t0, Name: "b-tie", Claims: label("x")},
-		{Key: "ns/a-tie", Target: "T", CreationTimestamp: t0, Name: "a-tie", Claims: label("x")},
-		{Key: "ns/other-target", Target: "U", CreationTimestamp: t0.Add(time.Hour), Name: "other-target", Claims: label("x")},
-		{Key: "ns/disjoint", Target: "T", CreationTimestamp: t0.Add(2 * time.Hour), Name: "disjoint", Claims: label("z")},
+		{Key: "ns/late", Target: "T", Rank: []any{t0.Add(3 * time.Minute), "late"}, Claims: label("y")},
+		{Key: "ns/blocked", Target: "T", Rank: []any{t0.Add(time.Minute), "blocked"}, Claims: both},
+		{Key: "ns/b-tie", Target: "T", Rank: []any{t0, "b-tie"}, Claims: label("x")},
+		{Key: "ns/a-tie", Target: "T", Rank: []any{t0, "a-tie"}, Claims: label("x")},
+		{Key: "ns/other-target", Target: "U", Rank: []any{t0.Add(time.Hour), "other-target"}, Claims: label("x")},
+		{Key: "ns/disjoint", Target: "T", Rank: []any{t0.Add(2 * time.Hour), "disjoint"}, Claims: label("z")},
 	}
 	got := Arbitrate(claimants)
 	want := map[string]Verdict{
@@ -168,6 +168,16 @@ func TestArbitrate(t *testing.T) {
 	if m := got["ns/late"].Message(); m != "" {
 		t.Errorf("accepted Message = %q", m)
 	}
+	// The order is the caller's: ranked by name alone, b-tie is not first
+	// but still loses to a-tie; ranked by a number, the lowest wins.
+	byNumber := Arbitrate([]Claimant{
+		{Key: "ten", Target: "T", Rank: []any{int64(10)}, Claims: label("x")},
+		{Key: "nine", Target: "T", Rank: []any{float64(9)}, Claims: label("x")},
+		{Key: "two", Target: "T", Rank: []any{int64(2), "z"}, Claims: label("x")},
+	})
+	if !byNumber["two"].Accepted || byNumber["nine"].Winner != "two" || byNumber["ten"].Winner != "two" {
+		t.Errorf("ranked by number = %+v", byNumber)
+	}
 
 	// Karpenter: two ClusterObjectPatches on one NodePool, different keys.
 	np := func(key string) []Claim {
@@ -175,11 +185,31 @@ func TestArbitrate(t *testing.T) {
 			Selector: `item.key == "` + key + `"`, Value: []any{"x"}, HasValue: true}})
 	}
 	res := Arbitrate([]Claimant{
-		{Key: "instance-type", Target: "NodePool/default", CreationTimestamp: t0, Name: "instance-type", Claims: np("node.kubernetes.io/instance-type")},
-		{Key: "capacity-type", Target: "NodePool/default", CreationTimestamp: t0, Name: "capacity-type", Claims: np("karpenter.sh/capacity-type")},
-		{Key: "capacity-type-2", Target: "NodePool/default", CreationTimestamp: t0.Add(time.Second), Name: "capacity-type-2", Claims: np("karpenter.sh/capacity-type")},
+		{Key: "instance-type", Target: "NodePool/default", Rank: []any{t0, "instance-type"}, Claims: np("node.kubernetes.io/instance-type")},
+		{Key: "capacity-type", Target: "NodePool/default", Rank: []any{t0, "capacity-type"}, Claims: np("karpenter.sh/capacity-type")},
+		{Key: "capacity-type-2", Target: "NodePool/default", Rank: []any{t0.Add(time.Second), "capacity-type-2"}, Claims: np("karpenter.sh/capacity-type")},
 	})
 	if !res["instance-type"].Accepted || !res["capacity-type"].Accepted || res["capacity-type-2"].Accepted || res["capacity-type-2"].Winner != "capacity-type" {
 		t.Errorf("NodePool arbitration = %+v", res)
+	}
+}
+
+func TestCompareRank(t *testing.T) {
+	t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		a, b []any
+		want int
+	}{
+		{[]any{t0}, []any{t0.Add(time.Second)}, -1},
+		{[]any{t0, "b"}, []any{t0, "a"}, 1},
+		{[]any{int64(10)}, []any{float64(9.5)}, 1},
+		{[]any{int64(10)}, []any{"9"}, -1}, // a number and a string compare as text
+		{[]any{"a"}, []any{"a", "b"}, -1},
+		{[]any{nil}, []any{""}, 0},
+		{nil, nil, 0},
+	} {
+		if got := CompareRank(c.a, c.b); got != c.want {
+			t.Errorf("CompareRank(%v, %v) = %d, want %d", c.a, c.b, got, c.want)
+		}
 	}
 }

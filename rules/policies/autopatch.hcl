@@ -1,31 +1,12 @@
-# Automatic patch upgrades (seed 004, ADR 0116 with its 2026-11-04
-# amendment): once a minute, start at most one upgrade TalosOperation per
-# TalosCluster for the newest final patch of the running minor of Talos,
-# then Kubernetes, taken from the release check's status.upgradeTargets and
-# filtered by the compatibility table; only inside the daily UTC window and
-# only while the seven guards hold; halt on a paused automatic operation
-# until a person acknowledges it or the world clears it; never retry.
-#
-# Which object the machine binds: the IchorInstallation. The seed's loop is
-# one installation-wide tick ("the halt state is global and the setting is
-# read once", section 4): the setting, its effective values, the halt, its
-# acknowledgement and the freshness of the release lists all live on the
-# installation, and the installation's params are the controller's flags. So
-# one machine per installation lists the clusters and their operations and,
-# each minute, walks the clusters in name order: one start per micro-step,
-# one component per cluster. A machine bound to TalosCluster would have to
-# share a halt it cannot hold in its own status and read settings that are
-# not its own.
-#
-# The controller never writes a TalosCluster spec: the version and the
-# operation are written as the delegated ServiceAccount ichor-auto-patch
-# (action identity), an update with the resourceVersion just read, so a
-# person's edit in between is never overwritten (a conflict, nothing
-# created).
-#
-# Every decision is here. library supplies only computations:
-# upgrade.newestPatch, upgrade.compatible, upgrade.validWindow,
-# upgrade.inWindow, upgrade.leaseHeld, patch.merge, ref.
+# Automatic patch upgrades (seed 004, ADR 0116 and its amendment): each
+# minute, at most one upgrade TalosOperation per TalosCluster, for the newest
+# final patch of the running minor of Talos, then Kubernetes, from the
+# release check's lists and the compatibility table, inside the daily UTC
+# window while the seven guards hold; a paused automatic operation halts it
+# until acknowledged or cleared; no retries. It binds the IchorInstallation,
+# which holds the setting, the halt and the release lists ("the halt state
+# is global", section 4). The version and the operation are written as the
+# ServiceAccount ichor-auto-patch, never by the controller (section 6).
 machine "autopatch" {
   description = "Start automatic patch upgrades of Talos and Kubernetes, one per cluster, inside a daily window; halt on a paused automatic operation."
   max_steps   = 64
@@ -35,71 +16,58 @@ machine "autopatch" {
     schema = "crd:ichor.maesh.dev_ichorinstallations.yaml"
   }
 
-  # ---- The controller flags (chart values autoPatch.enabled, components,
-  # window, settingsReadOnly). spec.autoPatch wins field by field. ----
-
-  # --auto-patch (chart autoPatch.enabled).
+  # ---- The controller flags (the chart's autoPatch values), which
+  # spec.autoPatch overrides field by field (section 1): components are
+  # comma-separated, the window HH:MM-HH:MM UTC, '' meaning all three and any
+  # time; read-only ignores spec.autoPatch but its acknowledgedHalt; the
+  # identity is system:serviceaccount:<controller_namespace>:ichor-auto-patch.
   param "auto_patch" {
     type    = bool
     default = false
   }
-  # --auto-patch-components (chart autoPatch.components), comma-separated;
-  # empty means all three.
   param "auto_patch_components" {
     type    = string
     default = ""
     valid   = "value.split(',').map(c, c.trim()).filter(c, c != '').all(c, c in ['talos', 'cilium', 'kubernetes'])"
   }
-  # --auto-patch-window (chart autoPatch.window), HH:MM-HH:MM UTC; empty
-  # means any time.
   param "auto_patch_window" {
     type    = string
     default = ""
-    valid   = "upgrade.validWindow(value)"
+    valid   = "value == '' || upgrade.validWindow(value)"
   }
-  # --settings-read-only: spec.autoPatch's enabled, components and window
-  # are ignored; acknowledgedHalt is still honoured.
   param "settings_read_only" {
     type    = bool
     default = false
   }
-  # The controller's namespace: the delegated identity is
-  # system:serviceaccount:<namespace>:ichor-auto-patch.
   param "controller_namespace" {
     type    = string
     default = "ichor-system"
     valid   = "value != ''"
   }
 
-  # ---- Policy constants of the seed. ----
-
-  # The tick.
+  # ---- The seed's constants: the tick, jittered by up to a tenth (fixed per
+  # installation and tick); guard 4's stale age (the check runs every six
+  # hours); guard 7's time after a start; the creation tries (section 4). ----
   param "tick" {
     type    = duration
     default = "1m"
     valid   = "value > duration('0s')"
   }
-  # Each tick comes up to this much later (a tenth of the tick), by an
-  # offset fixed by the installation and the tick: the same on every run.
   param "tick_jitter" {
     type    = duration
     default = "6s"
     valid   = "value >= duration('0s')"
   }
-  # Guard 4: release lists older than this are stale (the check runs every
-  # six hours).
   param "release_max_age" {
     type    = duration
     default = "48h"
     valid   = "value > duration('0s')"
   }
-  # Guard 7: no second start on a cluster within this time.
   param "start_guard" {
     type    = duration
     default = "2m"
     valid   = "value >= duration('0s')"
   }
-  # Tries to create the operation after its version was written.
   param "create_tries" {
     type    = int
     default = 3
@@ -111,285 +79,170 @@ machine "autopatch" {
     valid   = "value > duration('0s')"
   }
 
-  # ---- What the tick reads: nothing but the installation while the
-  # setting is off and nothing is halted. ----
+  # ---- Settings: unset components fall back to the flag, an empty list is
+  # all three; an unset or empty window to the flag's; '' is any time. ----
+  let "enabled" { value = "param.settings_read_only ? param.auto_patch : self.spec.?autoPatch.?enabled.orValue(param.auto_patch)" }
+  let "all_components" { value = "['talos', 'cilium', 'kubernetes']" }
+  let "flag_components" { value = "param.auto_patch_components.split(',').map(c, c.trim()).filter(c, c != '')" }
+  let "components_set" { value = "!param.settings_read_only && has(self.spec.autoPatch) && has(self.spec.autoPatch.components) ? self.spec.autoPatch.components : flag_components" }
+  let "components" { value = "size(components_set) == 0 ? all_components : components_set" }
+  let "window" { value = "!param.settings_read_only && self.spec.?autoPatch.?window.orValue('') != '' ? self.spec.autoPatch.window : param.auto_patch_window" }
+  let "acknowledged" { value = "self.spec.?autoPatch.?acknowledgedHalt.orValue('')" }
+  let "effective" { value = "{'autoPatch': enabled, 'autoPatchComponents': components, 'autoPatchWindow': window}" }
+  # The CRD refuses these; one that still arrives is reported, nothing starts.
+  let "settings_error" { value = "window != '' && !upgrade.validWindow(window) ? 'spec.autoPatch.window ' + window + ' is not a daily UTC window HH:MM-HH:MM' : components.exists(c, !(c in all_components)) ? 'spec.autoPatch.components holds an unknown component: ' + components.filter(c, !(c in all_components)).join(', ') : ''" }
 
+  # ---- A tick reads only the installation while off and not halted; the
+  # locks of ADR 0043 are Leases labelled with their cluster's name. ----
+  let "reading" { value = "enabled || status.?state.orValue('Off') in ['Active', 'Halted', 'Starting', 'Creating']" }
   observe "clusters" {
-    when = "(param.settings_read_only ? param.auto_patch : self.spec.?autoPatch.?enabled.orValue(param.auto_patch)) || status.?state.orValue('Off') in ['Active', 'Halted', 'Creating']"
+    when = "reading"
     list = "{'apiVersion': 'ichor.maesh.dev/v1alpha1', 'kind': 'TalosCluster', 'namespace': ''}"
   }
   observe "operations" {
-    when = "(param.settings_read_only ? param.auto_patch : self.spec.?autoPatch.?enabled.orValue(param.auto_patch)) || status.?state.orValue('Off') in ['Active', 'Halted', 'Creating']"
+    when = "reading"
     list = "{'apiVersion': 'ichor.maesh.dev/v1alpha1', 'kind': 'TalosOperation', 'namespace': ''}"
   }
-  # The cluster locks of ADR 0043: Leases labelled with their cluster's name,
-  # in the cluster's namespace.
   observe "locks" {
-    when = "(param.settings_read_only ? param.auto_patch : self.spec.?autoPatch.?enabled.orValue(param.auto_patch)) || status.?state.orValue('Off') in ['Active', 'Halted', 'Creating']"
+    when = "reading"
     list = "{'apiVersion': 'coordination.k8s.io/v1', 'kind': 'Lease', 'namespace': '', 'labelSelector': 'ichor.maesh.dev/cluster'}"
   }
+  let "reads_ok" { value = "clusters.outcome == 'ok' && operations.outcome == 'ok' && locks.outcome == 'ok'" }
 
-  # ---- Settings: spec.autoPatch field by field over the flags. ----
-
-  let "all_components" {
-    value = "['talos', 'cilium', 'kubernetes']"
+  # ---- Operations (namespace/name; their cluster namespace/cluster). ----
+  function "key" {
+    params = [o]
+    value  = "o.metadata.namespace + '/' + o.metadata.name"
   }
-  let "flag_components" {
-    value = "param.auto_patch_components.split(',').map(c, c.trim()).filter(c, c != '')"
+  function "cluster_of" {
+    params = [o]
+    value  = "o.metadata.namespace + '/' + o.spec.cluster"
   }
-  let "enabled" {
-    value = "param.settings_read_only ? param.auto_patch : self.spec.?autoPatch.?enabled.orValue(param.auto_patch)"
-  }
-  # Unset falls back to the flag; an empty list (spec or flag) is all three.
-  let "components_set" {
-    value = "!param.settings_read_only && has(self.spec.autoPatch) && has(self.spec.autoPatch.components) ? self.spec.autoPatch.components : flag_components"
-  }
-  let "components" {
-    value = "size(components_set) == 0 ? all_components : components_set"
-  }
-  # Unset or empty falls back to the flag (an empty window written through a
-  # form means "the chart's").
-  let "window" {
-    value = "!param.settings_read_only && self.spec.?autoPatch.?window.orValue('') != '' ? self.spec.autoPatch.window : param.auto_patch_window"
-  }
-  # Honoured under --settings-read-only too.
-  let "acknowledged" {
-    value = "self.spec.?autoPatch.?acknowledgedHalt.orValue('')"
-  }
-  let "effective" {
-    value = "{'autoPatch': enabled, 'autoPatchComponents': components, 'autoPatchWindow': window}"
-  }
-  # The CRD refuses these; a value that still arrives (an older CRD, a
-  # direct etcd write) is reported and nothing starts. (The observations
-  # repeat the switch inline: an observation's when cannot read a let.)
-  let "settings_error" {
-    value = "!upgrade.validWindow(window) ? 'spec.autoPatch.window ' + window + ' is not a daily UTC window HH:MM-HH:MM' : components.exists(c, !(c in all_components)) ? 'spec.autoPatch.components holds an unknown component: ' + components.filter(c, !(c in all_components)).join(', ') : ''"
-  }
-
-  # ---- Operations. ----
-
-  let "reads_ok" {
-    value = "clusters.outcome == 'ok' && operations.outcome == 'ok' && locks.outcome == 'ok'"
-  }
-  let "auto_ops" {
-    value = "operations.items.filter(o, o.metadata.?annotations[?'ichor.maesh.dev/auto-patch'].orValue('') == 'true')"
-  }
-  # Completed talos, kubernetes or cni operations the patcher did not start.
-  let "manual_done" {
-    value = "operations.items.filter(o, o.metadata.?annotations[?'ichor.maesh.dev/auto-patch'].orValue('') != 'true' && o.spec.type in ['talos', 'kubernetes', 'cni'] && o.?status.?phase.orValue('') == 'Completed')"
-  }
-  # Automatic operations that halt the patcher: Paused (a failed step or a
-  # person's pause), not acknowledged by name, and not followed by a
-  # completed manual upgrade of the same cluster.
-  let "halting" {
-    value = "auto_ops.filter(o, o.?status.?phase.orValue('') == 'Paused' && o.metadata.namespace + '/' + o.metadata.name != acknowledged && !manual_done.exists(m, m.metadata.namespace == o.metadata.namespace && m.spec.cluster == o.spec.cluster && timestamp(m.metadata.creationTimestamp) > timestamp(o.metadata.creationTimestamp)))"
-  }
-  let "halt_message" {
-    value = "'automatic operation ' + halting[0].metadata.namespace + '/' + halting[0].metadata.name + ' is paused: ' + halting[0].?status.?failureReason.orValue(halting[0].?status.?reason.orValue('paused'))"
-  }
-  let "halted_name" {
-    value = "status.?autoPatch.?haltedOperation.orValue('')"
-  }
-  let "halted_op" {
-    value = "operations.items.filter(o, o.metadata.namespace + '/' + o.metadata.name == halted_name)"
-  }
-
-  # ---- Guards 2, 3 and 4: the installation-wide gate, in the seed's order;
-  # '' when open. ----
-
-  let "targets" {
-    value = "self.status.?upgradeTargets"
-  }
-  let "gate" {
+  let "auto_ops" { value = "operations.items.filter(o, o.metadata.?annotations[?'ichor.maesh.dev/auto-patch'].orValue('') == 'true')" }
+  let "manual_done" { value = "operations.items.filter(o, o.metadata.?annotations[?'ichor.maesh.dev/auto-patch'].orValue('') != 'true' && o.spec.type in ['talos', 'kubernetes', 'cni'] && o.?status.?phase.orValue('') == 'Completed')" }
+  # An acknowledgement ends a halt for good (section 5: a later halt names
+  # another operation): each acknowledged halt is remembered while its
+  # operation stays paused, as two can be paused at once on two clusters.
+  let "acknowledged_before" { value = "status.?autoPatch.?acknowledged.orValue([])" }
+  let "acknowledged_kept" { value = "acknowledged_before.filter(n, auto_ops.exists(o, key(o) == n && o.?status.?phase.orValue('') == 'Paused'))" }
+  # Section 5: an automatic operation in Paused (a failed step or a pause)
+  # halts, unless acknowledged or followed by a manual upgrade that completed.
+  let "halting" { value = "auto_ops.filter(o, o.?status.?phase.orValue('') == 'Paused' && key(o) != acknowledged && !(key(o) in acknowledged_before) && !manual_done.exists(m, cluster_of(m) == cluster_of(o) && timestamp(m.metadata.creationTimestamp) > timestamp(o.metadata.creationTimestamp)))" }
+  let "halt_message" { value = "'automatic operation ' + key(halting[0]) + ' is paused: ' + halting[0].?status.?failureReason.orValue(halting[0].?status.?reason.orValue('paused'))" }
+  let "halted_name" { value = "status.?autoPatch.?haltedOperation.orValue('')" }
+  let "halted_op" { value = "operations.items.filter(o, key(o) == halted_name)" }
+  # A halt ends when the acknowledgement names it, its operation completed
+  # (resumed) or is gone, or a later manual upgrade of its cluster completed.
+  let "halt_end" {
     value = <<-CEL
-      !reads_ok ? 'ReadFailed' :
-      self.status.?installedVersion.orValue('') != self.spec.?version.orValue('') ? 'IchorUpgradeInProgress' :
-      !upgrade.inWindow(window, now) ? 'OutsideWindow' :
-      !targets.hasValue() || !has(targets.value().checkedAt) ? 'ReleaseListsMissing' :
-      now - timestamp(dyn(targets.value().checkedAt)) >= param.release_max_age ? 'ReleaseListsStale' : ''
+      acknowledged == halted_name ? 'HaltAcknowledged' : !reads_ok ? '' :
+      halted_op.exists(o, o.?status.?phase.orValue('') == 'Completed') ? 'HaltedOperationCompleted' :
+      status.?autoPatch.?haltCause.orValue('') == 'Paused' && size(halted_op) == 0 ? 'HaltedOperationDeleted' :
+      manual_done.exists(m, cluster_of(m) == status.?autoPatch.?haltedCluster.orValue('') && timestamp(m.metadata.creationTimestamp) > timestamp(status.autoPatch.haltedSince)) ? 'ManualUpgradeCompleted' : ''
     CEL
   }
 
-  # ---- Guards 5, 6 and 7 and the candidates, per cluster. ----
+  # ---- Guards 2, 3, 4 (section 3), in order: the first closed, or ''. ----
+  let "targets" { value = "self.status.?upgradeTargets" }
+  let "gate" {
+    value = <<-CEL
+      !reads_ok ? {'reason': 'ReadFailed', 'message': ''} :
+      self.status.?installedVersion.orValue('') != self.spec.?version.orValue('') ? {'reason': 'IchorUpgradeInProgress', 'message': 'status.installedVersion ' + self.status.?installedVersion.orValue('(none)') + ' is not spec.version ' + self.spec.?version.orValue('(none)')} :
+      window != '' && !upgrade.inWindow(window, now) ? {'reason': 'OutsideWindow', 'message': 'now is outside the daily UTC window ' + window} :
+      !targets.hasValue() || !has(targets.value().checkedAt) ? {'reason': 'ReleaseListsMissing', 'message': 'status.upgradeTargets is empty: the release check is off or has not run'} :
+      now - timestamp(dyn(targets.value().checkedAt)) >= param.release_max_age ? {'reason': 'ReleaseListsStale', 'message': 'the release lists were checked at ' + string(dyn(targets.value().checkedAt)) + ', more than ' + string(param.release_max_age) + ' ago'} :
+      {'reason': '', 'message': ''}
+    CEL
+  }
 
-  # Guard 5: an unfinished operation (Pending, Running or Paused; a
-  # shutdown resting in ShutDown is finished), or the cluster's Lease held.
-  let "busy" {
-    value = "operations.items.filter(o, o.?status.?phase.orValue('Pending') in ['Pending', 'Running', 'Paused']).map(o, o.metadata.namespace + '/' + o.spec.cluster)"
+  # ---- The candidate (section 2): the newest patch step (same minor, newer,
+  # final) listed by the release check and allowed by the table of ADR 0115,
+  # whose rows {talos, kubernetes: [...], cilium: [...]} match by minor. ----
+  function "compatible" {
+    params = [talos, kubernetes, cilium]
+    value  = <<-CEL
+      targets.hasValue() && targets.value().?compatibility.orValue([]).exists(r,
+        upgrade.minor(talos) != '' && upgrade.minor(r.?talos.orValue('')) == upgrade.minor(talos) &&
+        upgrade.minor(kubernetes) != '' && r.?kubernetes.orValue([]).exists(k, upgrade.minor(k) == upgrade.minor(kubernetes)) &&
+        (cilium == '' || upgrade.minor(cilium) != '' && r.?cilium.orValue([]).exists(k, upgrade.minor(k) == upgrade.minor(cilium))))
+    CEL
   }
-  let "locked" {
-    value = "locks.items.filter(l, upgrade.leaseHeld(l, now)).map(l, l.metadata.namespace + '/' + l.metadata.labels['ichor.maesh.dev/cluster'])"
+  # The newest of a list of versions (the first listed of equals); '' for none.
+  function "newest" {
+    params = [vs]
+    value  = "(vs.filter(v, vs.all(w, upgrade.compare(w, v) <= 0)) + [''])[0]"
   }
-  # Guard 7: started by the patcher in the last two minutes, by the
-  # operations listed or by the patcher's own record (reads that have not
-  # caught up).
-  let "started_record" {
-    value = "status.?autoPatch.?started.orValue({})"
-  }
-  let "recent" {
-    value = "auto_ops.filter(o, now - timestamp(o.metadata.creationTimestamp) < param.start_guard).map(o, o.metadata.namespace + '/' + o.spec.cluster) + started_record.filter(k, now - timestamp(started_record[k]) < param.start_guard)"
-  }
-  let "table" {
-    value = "targets.hasValue() ? targets.value().?compatibility.orValue([]) : []"
-  }
-  # Candidates: the newest final patch of the running minor among the
-  # listed versions the compatibility table allows with what the cluster
-  # runs. Kubernetes needs the running Cilium to be known. Cilium has none:
-  # its patches reach a cluster with an Ichor release (amendment), so
-  # 'cilium' in components selects nothing.
+  # Kubernetes needs the running Cilium known; Cilium has none (amendment).
   let "candidates" {
     value = <<-CEL
       clusters.items.map(c, {
-        'key': c.metadata.namespace + '/' + c.metadata.name,
         'cluster': c,
-        'talos': 'talos' in components && targets.hasValue()
-          ? upgrade.newestPatch(c.spec.talosVersion, targets.value().?talos.orValue([]).filter(v, upgrade.compatible(table, v, c.spec.kubernetesVersion, '')))
-          : '',
-        'kubernetes': 'kubernetes' in components && targets.hasValue() && c.?status.?ciliumVersion.orValue('') != ''
-          ? upgrade.newestPatch(c.spec.kubernetesVersion, targets.value().?kubernetes.orValue([]).filter(v, upgrade.compatible(table, c.spec.talosVersion, v, c.status.ciliumVersion)))
-          : ''
+        'approved': c.?status.?machines.orValue([]).filter(m, m.?approved.orValue(false)),
+        'talos': 'talos' in components && targets.hasValue() ? newest(targets.value().?talos.orValue([]).filter(v, upgrade.isPatchStep(c.spec.talosVersion, v) && compatible(v, c.spec.kubernetesVersion, ''))) : '',
+        'kubernetes': 'kubernetes' in components && targets.hasValue() && c.?status.?ciliumVersion.orValue('') != '' ? newest(targets.value().?kubernetes.orValue([]).filter(v, upgrade.isPatchStep(c.spec.kubernetesVersion, v) && compatible(c.spec.talosVersion, v, c.status.ciliumVersion))) : ''
       })
     CEL
   }
-  # A cluster opts out by keeping the hold annotation of ADR 0043
-  # (ichor.maesh.dev/hold: "true") on every approved machine (seed 004,
-  # section 7); Ichor's cluster reconciler reports each machine's
-  # annotations in status.machines[].annotations. The executors honour the
-  # hold too (they upgrade no held machine), so starting an operation there
-  # would only move the spec ahead of the machines: the patcher leaves the
-  # cluster alone.
-  let "held" {
-    value = <<-CEL
-      clusters.items.filter(c,
-        c.?status.?machines.orValue([]).exists(m, m.?approved.orValue(false)) &&
-        c.status.machines.filter(m, m.?approved.orValue(false)).all(m, m.?annotations[?'ichor.maesh.dev/hold'].orValue('') == 'true')
-      ).map(c, c.metadata.namespace + '/' + c.metadata.name)
-    CEL
-  }
-  # One component per decision: Talos first, then Kubernetes. block is the
-  # first guard, in the seed's order, that holds the cluster back; a
-  # cluster that opted out is MachinesHeld before any guard.
+
+  # ---- Guards 5, 6, 7 per cluster. 5: an unfinished operation (a shutdown
+  # resting in ShutDown is finished), or the Lease held: a holder named and
+  # not run out (one that says no end holds until released). ----
+  let "busy" { value = "operations.items.filter(o, o.?status.?phase.orValue('Pending') in ['Pending', 'Running', 'Paused']).map(o, cluster_of(o))" }
+  let "locked" { value = "locks.items.filter(l, l.?spec.?holderIdentity.orValue('') != '' && upgrade.leaseExpiry(l).optMap(t, t > now).orValue(true)).map(l, l.metadata.namespace + '/' + l.metadata.labels['ichor.maesh.dev/cluster'])" }
+  # 7: a recent start, listed or in the patcher's own record (lagging reads).
+  let "started_record" { value = "status.?autoPatch.?started.orValue({})" }
+  let "recent" { value = "auto_ops.filter(o, now - timestamp(o.metadata.creationTimestamp) < param.start_guard).map(o, cluster_of(o)) + started_record.filter(k, now - timestamp(started_record[k]) < param.start_guard)" }
+  # One component per decision, Talos first; block is the first guard that
+  # holds the cluster back. 6: approved machines, all Ready (not pending a
+  # configuration). A hold (ADR 0043) on each approved machine opts out.
   let "views" {
     value = <<-CEL
       candidates.map(x, {
-        'key': x.key,
-        'namespace': x.cluster.metadata.namespace,
-        'name': x.cluster.metadata.name,
-        'cluster': x.cluster,
-        'component': x.talos != '' ? 'talos' : 'kubernetes',
-        'field': x.talos != '' ? 'talosVersion' : 'kubernetesVersion',
-        'from': x.talos != '' ? x.cluster.spec.talosVersion : x.cluster.spec.kubernetesVersion,
-        'to': x.talos != '' ? x.talos : x.kubernetes,
+        'key': key(x.cluster), 'namespace': x.cluster.metadata.namespace, 'name': x.cluster.metadata.name, 'cluster': x.cluster,
+        'component': x.talos != '' ? 'talos' : 'kubernetes', 'field': x.talos != '' ? 'talosVersion' : 'kubernetesVersion',
+        'from': x.talos != '' ? x.cluster.spec.talosVersion : x.cluster.spec.kubernetesVersion, 'to': x.talos != '' ? x.talos : x.kubernetes,
         'block':
-          x.key in held ? 'MachinesHeld' :
-          x.key in busy ? 'OperationUnfinished' :
-          x.key in locked ? 'ClusterLocked' :
-          !(x.cluster.?status.?machines.orValue([]).exists(m, m.?approved.orValue(false)) &&
-            x.cluster.status.machines.filter(m, m.?approved.orValue(false)).all(m, m.?ready.orValue(false) && !m.?configPending.orValue(false))) ? 'MachinesNotReady' :
-          x.key in recent ? 'RecentlyStarted' :
+          size(x.approved) > 0 && x.approved.all(m, m.?annotations[?'ichor.maesh.dev/hold'].orValue('') == 'true') ? 'MachinesHeld' :
+          key(x.cluster) in busy ? 'OperationUnfinished' :
+          key(x.cluster) in locked ? 'ClusterLocked' :
+          !(size(x.approved) > 0 && x.approved.all(m, m.?ready.orValue(false) && !m.?configPending.orValue(false))) ? 'MachinesNotReady' :
+          key(x.cluster) in recent ? 'RecentlyStarted' :
           x.talos == '' && x.kubernetes == '' ? 'NoCandidate' : ''
       })
     CEL
   }
-  let "startable" {
-    value = "views.filter(v, v.block == '')"
-  }
-  let "summary" {
-    value = "views.map(v, v.key + ' ' + (v.block == '' ? 'eligible' : v.block)).join(', ')"
-  }
-  # Why nothing starts: the first guard, in the seed's order, that holds
-  # some cluster back.
+  let "summary" { value = "views.map(v, v.key + ' ' + (v.block == '' ? 'eligible' : v.block)).join(', ')" }
+  # Why nothing starts: the gate, else the first guard holding some cluster.
   let "wait_reason" {
     value = <<-CEL
-      gate != '' ? gate :
-      size(views) == 0 ? 'NoClusters' :
-      size(startable) > 0 ? '' :
-      views.exists(v, v.block == 'OperationUnfinished') ? 'OperationUnfinished' :
-      views.exists(v, v.block == 'ClusterLocked') ? 'ClusterLocked' :
-      views.exists(v, v.block == 'MachinesNotReady') ? 'MachinesNotReady' :
-      views.exists(v, v.block == 'RecentlyStarted') ? 'RecentlyStarted' :
-      views.exists(v, v.block == 'MachinesHeld') ? 'MachinesHeld' : 'NoCandidate'
+      gate.reason != '' ? gate.reason : size(views) == 0 ? 'NoClusters' : views.exists(v, v.block == '') ? '' :
+      ['OperationUnfinished', 'ClusterLocked', 'MachinesNotReady', 'RecentlyStarted', 'MachinesHeld', 'NoCandidate'].filter(r, views.exists(v, v.block == r))[0]
     CEL
   }
 
-  # ---- The start of the first eligible cluster. ----
-
-  let "next" {
-    value = "startable[0]"
-  }
-  let "identity" {
-    value = "'system:serviceaccount:' + param.controller_namespace + ':ichor-auto-patch'"
-  }
-  let "op_name" {
-    value = "next.name + '-autopatch-' + next.component + '-' + next.to.lowerAscii().replace('.', '-').replace('+', '-')"
-  }
+  # ---- The first eligible cluster's start; annotations are the audit trail. ----
+  let "next" { value = "views.filter(v, v.block == '')[0]" }
+  let "identity" { value = "'system:serviceaccount:' + param.controller_namespace + ':ichor-auto-patch'" }
+  let "op_name" { value = "next.name + '-autopatch-' + next.component + '-' + next.to.lowerAscii().replace('.', '-').replace('+', '-')" }
   let "op_body" {
     value = <<-CEL
-      {
-        'apiVersion': 'ichor.maesh.dev/v1alpha1',
-        'kind': 'TalosOperation',
-        'metadata': {
-          'name': op_name,
-          'namespace': next.namespace,
-          'labels': {'ichor.maesh.dev/cluster': next.name},
-          'annotations': {
-            'ichor.maesh.dev/auto-patch': 'true',
-            'ichor.maesh.dev/started-by': 'ichor-auto-patch',
-            'ichor.maesh.dev/from-version': next.from
-          }
-        },
-        'spec': {'cluster': next.name, 'type': next.component, 'targetVersion': next.to}
-      }
+      {'apiVersion': 'ichor.maesh.dev/v1alpha1', 'kind': 'TalosOperation', 'spec': {'cluster': next.name, 'type': next.component, 'targetVersion': next.to},
+       'metadata': {'name': op_name, 'namespace': next.namespace, 'labels': {'ichor.maesh.dev/cluster': next.name}, 'annotations': {'ichor.maesh.dev/auto-patch': 'true', 'ichor.maesh.dev/started-by': 'ichor-auto-patch', 'ichor.maesh.dev/from-version': next.from}}}
     CEL
   }
-  let "pending" {
-    value = "status.?autoPatch.?pending.orValue({})"
-  }
-  # A start decided and recorded (status.autoPatch.starting) before its
-  # version is written: the cluster as now read, its version field, and
-  # unfinished operations of it other than the start's own.
-  let "starting" {
-    value = "status.?autoPatch.?starting.orValue({})"
-  }
-  let "starting_cluster" {
-    value = "clusters.items.filter(c, c.metadata.namespace + '/' + c.metadata.name == starting.?cluster.orValue(''))"
-  }
-  let "starting_version" {
-    value = "size(starting_cluster) > 0 ? starting_cluster[0].spec[?starting.field].orValue('') : ''"
-  }
-  let "starting_busy" {
-    value = "operations.items.filter(o, o.?status.?phase.orValue('Pending') in ['Pending', 'Running', 'Paused'] && o.metadata.namespace + '/' + o.spec.cluster == starting.?cluster.orValue('') && o.metadata.name != starting.operation.metadata.name)"
-  }
-  let "starting_name" {
-    value = "starting.operation.metadata.namespace + '/' + starting.operation.metadata.name"
-  }
-  let "starting_message" {
-    value = "starting.cluster + ': ' + starting.component + ' ' + starting.from + ' → ' + starting.to + ' by ' + starting_name"
-  }
-  let "starting_event" {
-    value = <<-CEL
-      {
-        'apiVersion': 'events.k8s.io/v1',
-        'kind': 'Event',
-        'metadata': {'name': starting.operation.metadata.name + '.autopatchstarted', 'namespace': starting.operation.metadata.namespace},
-        'regarding': {'apiVersion': 'ichor.maesh.dev/v1alpha1', 'kind': 'TalosCluster', 'namespace': starting.operation.metadata.namespace, 'name': starting.operation.spec.cluster},
-        'related': {'apiVersion': 'ichor.maesh.dev/v1alpha1', 'kind': 'TalosOperation', 'namespace': starting.operation.metadata.namespace, 'name': starting.operation.metadata.name},
-        'type': 'Normal',
-        'reason': 'AutoPatchStarted',
-        'action': 'Upgrade',
-        'note': 'automatic patch of ' + starting.component + ' from ' + starting.from + ' to ' + starting.to + ': ' + starting_name,
-        'eventTime': microTime(now),
-        'reportingController': 'ichor.maesh.dev/auto-patch',
-        'reportingInstance': 'statecraft'
-      }
-    CEL
-  }
-  let "pending_tries" {
-    value = "int(pending.?tries.orValue(0))"
-  }
+  # A start decided and recorded, not finished: its cluster as now read, the
+  # version there, and unfinished operations of it other than its own.
+  let "starting" { value = "status.?autoPatch.?starting.orValue({})" }
+  let "starting_cluster" { value = "clusters.items.filter(c, key(c) == starting.?cluster.orValue(''))" }
+  let "starting_version" { value = "size(starting_cluster) > 0 ? starting_cluster[0].spec[?starting.field].orValue('') : ''" }
+  let "starting_busy" { value = "operations.items.filter(o, o.?status.?phase.orValue('Pending') in ['Pending', 'Running', 'Paused'] && cluster_of(o) == starting.?cluster.orValue('') && key(o) != key(starting.operation))" }
+  let "pending" { value = "status.?autoPatch.?pending.orValue({})" }
+  let "pending_tries" { value = "int(pending.?tries.orValue(0))" }
 
-  # ---- States. ----
-
+  # ---- States. Active holds no halt: entering it clears the last one.
+  # Starting: a start is decided and recorded, its version not yet written
+  # (or written and its operation not created, by an engine that stopped).
+  # Creating: a start's version is written, its operation not yet. ----
   state "Off" {
     initial    = true
     conditions = { AutoPatchHalted = False }
@@ -400,14 +253,12 @@ machine "autopatch" {
     conditions = { AutoPatchHalted = False }
     recheck    = "param.tick"
     jitter     = "param.tick_jitter"
+    set        = { "autoPatch.haltedOperation" = "null", "autoPatch.haltCause" = "null", "autoPatch.haltedCluster" = "null", "autoPatch.haltedSince" = "null" }
   }
-  # A start is decided and recorded; its version not yet written, or
-  # written and its operation not yet created, by an engine that stopped.
   state "Starting" {
     conditions = { AutoPatchHalted = False }
     recheck    = "param.create_retry_delay"
   }
-  # The version of a start is written, its operation not yet created.
   state "Creating" {
     conditions = { AutoPatchHalted = False }
     recheck    = "param.create_retry_delay"
@@ -419,87 +270,28 @@ machine "autopatch" {
     jitter     = "param.tick_jitter"
   }
 
-  # ---- status.effective, and a SettingsChanged Event when it changes. ----
-
-  transition "report settings (off)" {
-    from = [Off]
+  # ---- status.effective, and a SettingsChanged Event when it changes
+  # (not at the first report); the reason and message stay. ----
+  transition "report settings" {
+    from = [Off, Active, Halted]
     when = "status.?effective.orValue({}) != effective"
     do "event" {
-      verb     = create
-      for_each = "has(status.effective) ? [dyn(int(now))] : []"
-      target   = "{'apiVersion': 'events.k8s.io/v1', 'kind': 'Event', 'namespace': ref(self).namespace, 'name': self.metadata.name + '.settingschanged.' + string(item)}"
-      body     = "{'apiVersion': 'events.k8s.io/v1', 'kind': 'Event', 'metadata': {'name': self.metadata.name + '.settingschanged.' + string(item), 'namespace': ref(self).namespace}, 'regarding': {'apiVersion': self.apiVersion, 'kind': self.kind, 'namespace': ref(self).namespace, 'name': self.metadata.name}, 'type': 'Normal', 'reason': 'SettingsChanged', 'action': 'Configure', 'note': 'auto-patch: ' + string(enabled) + ', components: ' + components.join(',') + ', window: ' + (window == '' ? 'any time' : window), 'eventTime': microTime(now), 'reportingController': 'ichor.maesh.dev/auto-patch', 'reportingInstance': 'statecraft'}"
+      verb       = event
+      when       = "has(status.effective)"
+      reason     = SettingsChanged
+      action     = Configure
+      message    = "'auto-patch: ' + string(enabled) + ', components: ' + components.join(',') + ', window: ' + (window == '' ? 'any time' : window)"
+      name       = "self.metadata.name + '.settingschanged.' + string(int(now))"
+      regarding  = "ref(self)"
+      controller = "ichor.maesh.dev/auto-patch"
     }
-    to  = Off
     set = { effective = "effective" }
-    on "event" "*" {
-      to  = Off
-      set = { effective = "effective" }
-    }
-  }
-  transition "report settings (active)" {
-    from = [Active]
-    when = "status.?effective.orValue({}) != effective"
-    do "event" {
-      verb     = create
-      for_each = "has(status.effective) ? [dyn(int(now))] : []"
-      target   = "{'apiVersion': 'events.k8s.io/v1', 'kind': 'Event', 'namespace': ref(self).namespace, 'name': self.metadata.name + '.settingschanged.' + string(item)}"
-      body     = "{'apiVersion': 'events.k8s.io/v1', 'kind': 'Event', 'metadata': {'name': self.metadata.name + '.settingschanged.' + string(item), 'namespace': ref(self).namespace}, 'regarding': {'apiVersion': self.apiVersion, 'kind': self.kind, 'namespace': ref(self).namespace, 'name': self.metadata.name}, 'type': 'Normal', 'reason': 'SettingsChanged', 'action': 'Configure', 'note': 'auto-patch: ' + string(enabled) + ', components: ' + components.join(',') + ', window: ' + (window == '' ? 'any time' : window), 'eventTime': microTime(now), 'reportingController': 'ichor.maesh.dev/auto-patch', 'reportingInstance': 'statecraft'}"
-    }
-    to  = Active
-    set = { effective = "effective" }
-    on "event" "*" {
-      to  = Active
-      set = { effective = "effective" }
-    }
-  }
-  # In Halted the reason and message stay those of the halt.
-  transition "report settings (halted on a paused operation)" {
-    from = [Halted]
-    when = "status.?effective.orValue({}) != effective && status.?autoPatch.?haltCause.orValue('') == 'Paused'"
-    do "event" {
-      verb     = create
-      for_each = "has(status.effective) ? [dyn(int(now))] : []"
-      target   = "{'apiVersion': 'events.k8s.io/v1', 'kind': 'Event', 'namespace': ref(self).namespace, 'name': self.metadata.name + '.settingschanged.' + string(item)}"
-      body     = "{'apiVersion': 'events.k8s.io/v1', 'kind': 'Event', 'metadata': {'name': self.metadata.name + '.settingschanged.' + string(item), 'namespace': ref(self).namespace}, 'regarding': {'apiVersion': self.apiVersion, 'kind': self.kind, 'namespace': ref(self).namespace, 'name': self.metadata.name}, 'type': 'Normal', 'reason': 'SettingsChanged', 'action': 'Configure', 'note': 'auto-patch: ' + string(enabled) + ', components: ' + components.join(',') + ', window: ' + (window == '' ? 'any time' : window), 'eventTime': microTime(now), 'reportingController': 'ichor.maesh.dev/auto-patch', 'reportingInstance': 'statecraft'}"
-    }
-    to      = Halted
-    reason  = AutoPatchHalted
-    message = "status.?message.orValue('')"
-    set     = { effective = "effective" }
-    on "event" "*" {
-      to      = Halted
-      reason  = AutoPatchHalted
-      message = "status.?message.orValue('')"
-      set     = { effective = "effective" }
-    }
-  }
-  transition "report settings (halted on a half-start)" {
-    from = [Halted]
-    when = "status.?effective.orValue({}) != effective && status.?autoPatch.?haltCause.orValue('') != 'Paused'"
-    do "event" {
-      verb     = create
-      for_each = "has(status.effective) ? [dyn(int(now))] : []"
-      target   = "{'apiVersion': 'events.k8s.io/v1', 'kind': 'Event', 'namespace': ref(self).namespace, 'name': self.metadata.name + '.settingschanged.' + string(item)}"
-      body     = "{'apiVersion': 'events.k8s.io/v1', 'kind': 'Event', 'metadata': {'name': self.metadata.name + '.settingschanged.' + string(item), 'namespace': ref(self).namespace}, 'regarding': {'apiVersion': self.apiVersion, 'kind': self.kind, 'namespace': ref(self).namespace, 'name': self.metadata.name}, 'type': 'Normal', 'reason': 'SettingsChanged', 'action': 'Configure', 'note': 'auto-patch: ' + string(enabled) + ', components: ' + components.join(',') + ', window: ' + (window == '' ? 'any time' : window), 'eventTime': microTime(now), 'reportingController': 'ichor.maesh.dev/auto-patch', 'reportingInstance': 'statecraft'}"
-    }
-    to      = Halted
-    reason  = OperationNotCreated
-    message = "status.?message.orValue('')"
-    set     = { effective = "effective" }
-    on "event" "*" {
-      to      = Halted
-      reason  = OperationNotCreated
-      message = "status.?message.orValue('')"
-      set     = { effective = "effective" }
-    }
   }
 
   # ---- Guard 1: the setting is on (and valid), and not halted. ----
-
   transition "invalid settings" {
     from    = [Off, Active]
-    when    = "settings_error != '' && status.?reason.orValue('') != 'InvalidSettings'"
+    when    = "settings_error != ''"
     to      = Off
     reason  = InvalidSettings
     message = "settings_error"
@@ -517,211 +309,78 @@ machine "autopatch" {
     reason = Disabled
     set    = { "autoPatch.blocked" = "null" }
   }
-
-  # A paused automatic operation halts everything, on every cluster.
+  # A halt stops every cluster; condition, record, Warning Event (section 5).
   transition "halt" {
     from = [Active]
     when = "size(halting) > 0"
     do "event" {
-      verb   = create
-      target = "{'apiVersion': 'events.k8s.io/v1', 'kind': 'Event', 'namespace': ref(self).namespace, 'name': self.metadata.name + '.autopatchhalted.' + halting[0].metadata.namespace + '.' + halting[0].metadata.name}"
-      body   = "{'apiVersion': 'events.k8s.io/v1', 'kind': 'Event', 'metadata': {'name': self.metadata.name + '.autopatchhalted.' + halting[0].metadata.namespace + '.' + halting[0].metadata.name, 'namespace': ref(self).namespace}, 'regarding': {'apiVersion': self.apiVersion, 'kind': self.kind, 'namespace': ref(self).namespace, 'name': self.metadata.name}, 'related': {'apiVersion': 'ichor.maesh.dev/v1alpha1', 'kind': 'TalosOperation', 'namespace': halting[0].metadata.namespace, 'name': halting[0].metadata.name}, 'type': 'Warning', 'reason': 'AutoPatchHalted', 'action': 'Halt', 'note': halt_message, 'eventTime': microTime(now), 'reportingController': 'ichor.maesh.dev/auto-patch', 'reportingInstance': 'statecraft'}"
+      verb       = event
+      type       = Warning
+      reason     = AutoPatchHalted
+      action     = Halt
+      message    = "halt_message"
+      name       = "self.metadata.name + '.autopatchhalted.' + key(halting[0]).replace('/', '.')"
+      regarding  = "ref(self)"
+      related    = "ref(halting[0])"
+      controller = "ichor.maesh.dev/auto-patch"
     }
     to      = Halted
     reason  = AutoPatchHalted
     message = "halt_message"
     set = {
-      "autoPatch.haltedOperation" = "halting[0].metadata.namespace + '/' + halting[0].metadata.name"
+      "autoPatch.haltedOperation" = "key(halting[0])"
       "autoPatch.haltCause"       = "'Paused'"
-      "autoPatch.haltedCluster"   = "halting[0].metadata.namespace + '/' + halting[0].spec.cluster"
+      "autoPatch.haltedCluster"   = "cluster_of(halting[0])"
       "autoPatch.haltedSince"     = "halting[0].metadata.creationTimestamp"
-      "autoPatch.announced"       = "halting[0].metadata.namespace + '/' + halting[0].metadata.name"
+      "autoPatch.announced"       = "key(halting[0])"
       "autoPatch.blocked"         = "null"
-    }
-    on "event" "*" {
-      to      = Halted
-      reason  = AutoPatchHalted
-      message = "halt_message"
-      set = {
-        "autoPatch.haltedOperation" = "halting[0].metadata.namespace + '/' + halting[0].metadata.name"
-        "autoPatch.haltCause"       = "'Paused'"
-        "autoPatch.haltedCluster"   = "halting[0].metadata.namespace + '/' + halting[0].spec.cluster"
-        "autoPatch.haltedSince"     = "halting[0].metadata.creationTimestamp"
-        "autoPatch.announced"       = "halting[0].metadata.namespace + '/' + halting[0].metadata.name"
-        "autoPatch.blocked"         = "null"
-      }
     }
   }
 
-  # ---- Halted: announce once, then wait for one of the four ends. ----
-
-  # A halt entered from Creating (the operation could not be created) is
-  # announced here; a halt on a paused operation announces itself.
+  # ---- Halted: announce a halt from Creating (no operation); the ends. ----
   transition "announce halt" {
     from = [Halted]
     when = "status.?autoPatch.?announced.orValue('') != halted_name"
     do "event" {
-      verb   = create
-      target = "{'apiVersion': 'events.k8s.io/v1', 'kind': 'Event', 'namespace': ref(self).namespace, 'name': self.metadata.name + '.autopatchhalted.' + halted_name.replace('/', '.')}"
-      body   = "{'apiVersion': 'events.k8s.io/v1', 'kind': 'Event', 'metadata': {'name': self.metadata.name + '.autopatchhalted.' + halted_name.replace('/', '.'), 'namespace': ref(self).namespace}, 'regarding': {'apiVersion': self.apiVersion, 'kind': self.kind, 'namespace': ref(self).namespace, 'name': self.metadata.name}, 'type': 'Warning', 'reason': 'AutoPatchHalted', 'action': 'Halt', 'note': status.?message.orValue(''), 'eventTime': microTime(now), 'reportingController': 'ichor.maesh.dev/auto-patch', 'reportingInstance': 'statecraft'}"
+      verb       = event
+      type       = Warning
+      reason     = AutoPatchHalted
+      action     = Halt
+      message    = "status.?message.orValue('')"
+      name       = "self.metadata.name + '.autopatchhalted.' + halted_name.replace('/', '.')"
+      regarding  = "ref(self)"
+      controller = "ichor.maesh.dev/auto-patch"
     }
-    to      = Halted
     reason  = OperationNotCreated
     message = "status.?message.orValue('')"
     set     = { "autoPatch.announced" = "halted_name" }
-    on "event" "*" {
-      to      = Halted
-      reason  = OperationNotCreated
-      message = "status.?message.orValue('')"
-      set     = { "autoPatch.announced" = "halted_name" }
-    }
   }
-  transition "halt acknowledged" {
+  transition "halt ends" {
     from    = [Halted]
-    when    = "acknowledged == halted_name"
+    when    = "halt_end != ''"
     to      = Active
-    reason  = HaltAcknowledged
-    message = "'spec.autoPatch.acknowledgedHalt names ' + halted_name"
-    set     = { "autoPatch.haltedOperation" = "null", "autoPatch.haltCause" = "null", "autoPatch.haltedCluster" = "null", "autoPatch.haltedSince" = "null" }
-  }
-  transition "halted operation completed" {
-    from    = [Halted]
-    when    = "reads_ok && halted_op.exists(o, o.?status.?phase.orValue('') == 'Completed')"
-    to      = Active
-    reason  = HaltedOperationCompleted
-    message = "halted_name + ' completed'"
-    set     = { "autoPatch.haltedOperation" = "null", "autoPatch.haltCause" = "null", "autoPatch.haltedCluster" = "null", "autoPatch.haltedSince" = "null" }
-  }
-  transition "halted operation deleted" {
-    from    = [Halted]
-    when    = "reads_ok && status.?autoPatch.?haltCause.orValue('') == 'Paused' && size(halted_op) == 0"
-    to      = Active
-    reason  = HaltedOperationDeleted
-    message = "halted_name + ' no longer exists'"
-    set     = { "autoPatch.haltedOperation" = "null", "autoPatch.haltCause" = "null", "autoPatch.haltedCluster" = "null", "autoPatch.haltedSince" = "null" }
-  }
-  transition "manual upgrade completed" {
-    from    = [Halted]
-    when    = "reads_ok && manual_done.exists(m, m.metadata.namespace + '/' + m.spec.cluster == status.?autoPatch.?haltedCluster.orValue('') && timestamp(m.metadata.creationTimestamp) > timestamp(status.autoPatch.haltedSince))"
-    to      = Active
-    reason  = ManualUpgradeCompleted
-    message = "'a later manual upgrade of ' + status.?autoPatch.?haltedCluster.orValue('') + ' completed'"
-    set     = { "autoPatch.haltedOperation" = "null", "autoPatch.haltCause" = "null", "autoPatch.haltedCluster" = "null", "autoPatch.haltedSince" = "null" }
+    reason  = "halt_end"
+    reasons = [HaltAcknowledged, HaltedOperationCompleted, HaltedOperationDeleted, ManualUpgradeCompleted]
+    message = "{'HaltAcknowledged': 'spec.autoPatch.acknowledgedHalt names ' + halted_name, 'HaltedOperationCompleted': halted_name + ' completed', 'HaltedOperationDeleted': halted_name + ' no longer exists', 'ManualUpgradeCompleted': 'a later manual upgrade of ' + status.?autoPatch.?haltedCluster.orValue('') + ' completed'}[halt_end]"
+    set     = { "autoPatch.acknowledged" = "halt_end != 'HaltAcknowledged' ? acknowledged_before : halted_name in acknowledged_kept || halted_name == '' ? acknowledged_kept : acknowledged_kept + [halted_name]" }
   }
 
-  # ---- Active: why nothing starts (written when it changes). ----
-
-  transition "reads failed" {
-    from   = [Active]
-    when   = "wait_reason == 'ReadFailed' && status.?reason.orValue('') != 'ReadFailed'"
-    to     = Active
-    reason = ReadFailed
-    set    = { "autoPatch.blocked" = "null" }
-  }
-  transition "Ichor upgrade in progress" {
+  # ---- Why nothing starts, when it changes; autoPatch.blocked per cluster. ----
+  transition "nothing starts" {
     from    = [Active]
-    when    = "wait_reason == 'IchorUpgradeInProgress' && status.?reason.orValue('') != 'IchorUpgradeInProgress'"
-    to      = Active
-    reason  = IchorUpgradeInProgress
-    message = "'status.installedVersion ' + self.status.?installedVersion.orValue('(none)') + ' is not spec.version ' + self.spec.?version.orValue('(none)')"
-    set     = { "autoPatch.blocked" = "null" }
-  }
-  transition "outside the window" {
-    from    = [Active]
-    when    = "wait_reason == 'OutsideWindow' && status.?reason.orValue('') != 'OutsideWindow'"
-    to      = Active
-    reason  = OutsideWindow
-    message = "'now is outside the daily UTC window ' + window"
-    set     = { "autoPatch.blocked" = "null" }
-  }
-  transition "release lists missing" {
-    from    = [Active]
-    when    = "wait_reason == 'ReleaseListsMissing' && status.?reason.orValue('') != 'ReleaseListsMissing'"
-    to      = Active
-    reason  = ReleaseListsMissing
-    message = "'status.upgradeTargets is empty: the release check is off or has not run'"
-    set     = { "autoPatch.blocked" = "null" }
-  }
-  transition "release lists stale" {
-    from    = [Active]
-    when    = "wait_reason == 'ReleaseListsStale' && status.?reason.orValue('') != 'ReleaseListsStale'"
-    to      = Active
-    reason  = ReleaseListsStale
-    message = "'the release lists were checked at ' + dyn(targets.value().checkedAt) + ', more than ' + string(param.release_max_age) + ' ago'"
-    set     = { "autoPatch.blocked" = "null" }
-  }
-  transition "no clusters" {
-    from   = [Active]
-    when   = "wait_reason == 'NoClusters' && status.?reason.orValue('') != 'NoClusters'"
-    to     = Active
-    reason = NoClusters
-    set    = { "autoPatch.blocked" = "null" }
+    when    = "wait_reason != ''"
+    reason  = "wait_reason"
+    reasons = [ReadFailed, IchorUpgradeInProgress, OutsideWindow, ReleaseListsMissing, ReleaseListsStale, NoClusters, OperationUnfinished, ClusterLocked, MachinesNotReady, RecentlyStarted, MachinesHeld, NoCandidate]
+    message = "gate.reason != '' ? gate.message : summary"
+    set     = { "autoPatch.blocked" = "gate.reason == '' && size(views) > 0 ? dyn(summary) : null" }
   }
 
-  # Guards 5 to 7 and the candidates, for each cluster: the reason is the
-  # first guard that holds some cluster back; status.autoPatch.blocked says
-  # it for every cluster.
-  transition "operation unfinished" {
-    from    = [Active]
-    when    = "wait_reason == 'OperationUnfinished' && (status.?reason.orValue('') != 'OperationUnfinished' || status.?autoPatch.?blocked.orValue('') != summary)"
-    to      = Active
-    reason  = OperationUnfinished
-    message = "summary"
-    set     = { "autoPatch.blocked" = "summary" }
-  }
-  transition "cluster locked" {
-    from    = [Active]
-    when    = "wait_reason == 'ClusterLocked' && (status.?reason.orValue('') != 'ClusterLocked' || status.?autoPatch.?blocked.orValue('') != summary)"
-    to      = Active
-    reason  = ClusterLocked
-    message = "summary"
-    set     = { "autoPatch.blocked" = "summary" }
-  }
-  transition "machines not ready" {
-    from    = [Active]
-    when    = "wait_reason == 'MachinesNotReady' && (status.?reason.orValue('') != 'MachinesNotReady' || status.?autoPatch.?blocked.orValue('') != summary)"
-    to      = Active
-    reason  = MachinesNotReady
-    message = "summary"
-    set     = { "autoPatch.blocked" = "summary" }
-  }
-  transition "recently started" {
-    from    = [Active]
-    when    = "wait_reason == 'RecentlyStarted' && (status.?reason.orValue('') != 'RecentlyStarted' || status.?autoPatch.?blocked.orValue('') != summary)"
-    to      = Active
-    reason  = RecentlyStarted
-    message = "summary"
-    set     = { "autoPatch.blocked" = "summary" }
-  }
-  transition "machines held" {
-    from    = [Active]
-    when    = "wait_reason == 'MachinesHeld' && (status.?reason.orValue('') != 'MachinesHeld' || status.?autoPatch.?blocked.orValue('') != summary)"
-    to      = Active
-    reason  = MachinesHeld
-    message = "summary"
-    set     = { "autoPatch.blocked" = "summary" }
-  }
-  transition "up to date" {
-    from    = [Active]
-    when    = "wait_reason == 'NoCandidate' && (status.?reason.orValue('') != 'NoCandidate' || status.?autoPatch.?blocked.orValue('') != summary)"
-    to      = Active
-    reason  = NoCandidate
-    message = "summary"
-    set     = { "autoPatch.blocked" = "summary" }
-  }
-
-  # ---- A start: dry-run the operation and record the start in status
-  # (status.autoPatch.starting: the operation, the cluster, the field, the
-  # version decided from and to), then, in the next reconcile, write the
-  # version (compare-and-set through the resourceVersion just read) and
-  # create the operation, both as ichor-auto-patch, and the Normal Event
-  # AutoPatchStarted. The record comes first so that an engine that stops
-  # after writing the version finds the start it decided and finishes it
-  # (seed 004: the patcher "does not leave the half-start unseen"); without
-  # it a restarted engine saw the cluster at its new version, found nothing
-  # to do, and no operation ever ran the version it had written (the fault
-  # schedules of issue 18). ----
-
+  # ---- A start (section 4), in two reconciles: the dry-run, and the start
+  # recorded in status, so that an engine that stops after writing the
+  # version finds the start it decided and finishes it (seed 004: the
+  # patcher "does not leave the half-start unseen"); then the version
+  # written (compare-and-set by resourceVersion) and the operation created
+  # as ichor-auto-patch; Event. ----
   transition "start patch" {
     from = [Active]
     when = "wait_reason == ''"
@@ -735,38 +394,30 @@ machine "autopatch" {
     to      = Starting
     reason  = StartDecided
     message = "next.key + ': ' + next.component + ' ' + next.from + ' → ' + next.to + ' by ' + next.namespace + '/' + op_name + ' decided'"
-    set = {
-      "autoPatch.starting" = "{'operation': op_body, 'cluster': next.key, 'component': next.component, 'field': next.field, 'from': next.from, 'to': next.to}"
-      "autoPatch.blocked"  = "null"
-    }
-    after = "duration('0s')"
-
-    # Nothing was written: try again at the next tick.
+    set     = { "autoPatch.starting" = "{'operation': op_body, 'cluster': next.key, 'component': next.component, 'field': next.field, 'from': next.from, 'to': next.to}", "autoPatch.blocked" = "null" }
+    after   = "duration('0s')"
+    # Nothing written: the next tick.
     on "dry_run" "*" {
-      set    = {} # not the transition's
       to     = Active
       reason = StartRefused
+      set    = {}
       after  = "param.tick"
     }
   }
-
-  # The cluster changed since the start was decided (someone else set the
-  # version, another operation of it is unfinished, it is gone): nothing
-  # is written.
+  # The cluster changed since the start was decided (its version set by
+  # someone else, another operation of it unfinished, gone): nothing written.
   transition "start abandoned" {
     from    = [Starting]
-    when    = "reads_ok && (size(starting_cluster) == 0 || starting_version != starting.from && starting_version != starting.to || size(starting_busy) > 0)"
+    when    = "reads_ok && (size(starting_cluster) == 0 || !(starting_version in [starting.from, starting.to]) || size(starting_busy) > 0)"
     to      = Active
     reason  = VersionChanged
-    message = "starting.cluster + ' changed since the start of ' + starting_name + ' was decided; nothing is written'"
+    message = "starting.cluster + ' changed since the start of ' + key(starting.operation) + ' was decided; nothing is written'"
     set     = { "autoPatch.starting" = "null" }
   }
-
   transition "write version" {
     from = [Starting]
-    when = "reads_ok && size(starting_cluster) > 0 && (starting_version == starting.from || starting_version == starting.to) && size(starting_busy) == 0"
-    # Already written by an engine that stopped before creating the
-    # operation: not written again.
+    when = "reads_ok"
+    # Not written again when an engine that stopped before the create did.
     do "version" {
       verb     = update
       when     = "starting_version == starting.from"
@@ -782,67 +433,38 @@ machine "autopatch" {
       identity = "identity"
     }
     do "event" {
-      verb   = create
-      target = "ref(starting_event)"
-      body   = "starting_event"
+      verb       = event
+      reason     = AutoPatchStarted
+      action     = Upgrade
+      message    = "'automatic patch of ' + starting.component + ' from ' + starting.from + ' to ' + starting.to + ': ' + key(starting.operation)"
+      name       = "starting.operation.metadata.name + '.autopatchstarted'"
+      regarding  = "ref(starting_cluster[0])"
+      related    = "ref(starting.operation)"
+      controller = "ichor.maesh.dev/auto-patch"
     }
     to      = Active
     reason  = AutoPatchStarted
-    message = "starting_message"
-    set = {
-      "autoPatch.lastOperation" = "starting_name"
-      "autoPatch.started"       = "patch.merge(started_record, {starting.cluster: string(now)})"
-      "autoPatch.starting"      = "null"
-    }
-
-    on "event" "*" {
-      to      = Active
-      reason  = AutoPatchStarted
-      message = "starting_message"
-      set = {
-        "autoPatch.lastOperation" = "starting_name"
-        "autoPatch.started"       = "patch.merge(started_record, {starting.cluster: string(now)})"
-        "autoPatch.starting"      = "null"
-      }
-    }
-    # The operation exists: an engine that stopped after creating it.
+    message = "starting.cluster + ': ' + starting.component + ' ' + starting.from + ' → ' + starting.to + ' by ' + key(starting.operation)"
+    set     = { "autoPatch.lastOperation" = "key(starting.operation)", "autoPatch.started" = "patch.merge(started_record, {starting.cluster: string(now)})", "autoPatch.starting" = "null" }
+    # The operation exists: created by an engine that stopped after it.
     on "create" "conflict" {
-      to      = Active
-      reason  = AutoPatchStarted
-      message = "starting_message"
-      set = {
-        "autoPatch.lastOperation" = "starting_name"
-        "autoPatch.started"       = "patch.merge(started_record, {starting.cluster: string(now)})"
-        "autoPatch.starting"      = "null"
-      }
-    }
-    # Someone changed the cluster since it was read: nothing is overwritten
-    # and nothing created; the next tick decides again.
-    on "version" "conflict" {
-      to     = Active
-      reason = VersionChanged
-      set    = { "autoPatch.starting" = "null" }
-      after  = "param.tick"
-    }
-    on "version" "*" {
-      to     = Active
-      reason = VersionNotWritten
-      set    = { "autoPatch.starting" = "null" }
-      after  = "param.tick"
+      message = "starting.cluster + ': ' + key(starting.operation) + ' exists'"
     }
     # The version is written, the operation is not: try again, then halt.
     on "create" "*" {
       to     = Creating
       reason = OperationNotCreated
-      set = {
-        "autoPatch.pending"  = "{'operation': starting.operation, 'cluster': starting.cluster, 'tries': 1}"
-        "autoPatch.started"  = "patch.merge(started_record, {starting.cluster: string(now)})"
-        "autoPatch.starting" = "null"
-      }
-      after = "param.create_retry_delay"
+      set    = { "autoPatch.pending" = "{'operation': starting.operation, 'cluster': starting.cluster, 'tries': 1}", "autoPatch.started" = "patch.merge(started_record, {starting.cluster: string(now)})", "autoPatch.starting" = "null" }
+      after  = "param.create_retry_delay"
+    }
+    # Nothing written (a person's edit is never overwritten): the next tick.
+    on "version" "*" {
+      reason  = "last.outcome == 'conflict' ? 'VersionChanged' : 'VersionNotWritten'"
+      reasons = [VersionChanged, VersionNotWritten]
+      set     = { "autoPatch.starting" = "null" }
+      after   = "param.tick"
     }
   }
-
   transition "create operation again" {
     from = [Creating]
     do "create" {
@@ -853,29 +475,15 @@ machine "autopatch" {
     }
     to      = Active
     reason  = AutoPatchStarted
-    message = "pending.operation.metadata.namespace + '/' + pending.operation.metadata.name + ' created at try ' + string(pending_tries + 1)"
-    set = {
-      "autoPatch.lastOperation" = "pending.operation.metadata.namespace + '/' + pending.operation.metadata.name"
-      "autoPatch.pending"       = "null"
-    }
-
-    # The operation exists: an engine that stopped after creating it.
-    on "create" "conflict" {
-      to      = Active
-      reason  = AutoPatchStarted
-      message = "pending.operation.metadata.namespace + '/' + pending.operation.metadata.name + ' exists'"
-      set = {
-        "autoPatch.lastOperation" = "pending.operation.metadata.namespace + '/' + pending.operation.metadata.name"
-        "autoPatch.pending"       = "null"
-      }
-    }
+    message = "key(pending.operation) + ' created at try ' + string(pending_tries + 1)"
+    set     = { "autoPatch.lastOperation" = "key(pending.operation)", "autoPatch.pending" = "null" }
     on "create" "*" {
       when    = "pending_tries + 1 >= param.create_tries"
       to      = Halted
       reason  = OperationNotCreated
-      message = "'the version of ' + pending.cluster + ' was written but ' + pending.operation.metadata.namespace + '/' + pending.operation.metadata.name + ' could not be created in ' + string(pending_tries + 1) + ' tries: ' + last.message"
+      message = "'the version of ' + pending.cluster + ' was written but ' + key(pending.operation) + ' could not be created in ' + string(pending_tries + 1) + ' tries: ' + last.message"
       set = {
-        "autoPatch.haltedOperation" = "pending.operation.metadata.namespace + '/' + pending.operation.metadata.name"
+        "autoPatch.haltedOperation" = "key(pending.operation)"
         "autoPatch.haltCause"       = "'OperationNotCreated'"
         "autoPatch.haltedCluster"   = "pending.cluster"
         "autoPatch.haltedSince"     = "string(now)"
@@ -889,5 +497,18 @@ machine "autopatch" {
       set    = { "autoPatch.pending" = "patch.merge(pending, {'tries': pending_tries + 1})" }
       after  = "param.create_retry_delay"
     }
+  }
+
+  # ---- statecraft verify: findings the rules mean to have. ----
+  accept "starts need the window" {
+    finding = unreached
+    states  = [Starting, Creating, Halted]
+    because = "the shipped starting objects (examples/autopatch/week) begin outside the maintenance window, a time of day verify's time abstraction of past, now and future does not reach, so no start is decided; Creating also needs a failed create and Halted a paused operation, and verify has no executor to pause one (autopatch/starts, half-start, halt-acknowledge, halt-ends and two-halts show each state)"
+  }
+  accept "waits for what only the world ends" {
+    finding = stuck
+    states  = [Active]
+    reasons = [OutsideWindow, OperationUnfinished, IchorUpgradeInProgress]
+    because = "guards the seed gives: no start outside the maintenance window (a time of day, which verify's time abstraction of past, now and future does not reach), while a cluster's operation runs (only the executor ends it) or while Ichor itself upgrades (only its operator writes status.installedVersion); autopatch/window-wrap, starts and guard-operations show each guard lift"
   }
 }

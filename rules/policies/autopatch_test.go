@@ -34,12 +34,13 @@ func loadAutopatch(t *testing.T) *rules.Machine {
 }
 
 // AP-37: the release check alone reaches registries; the patcher only reads
-// its results. Every request the policy makes is a Kubernetes API verb, and
-// none of them, nor any status field the machine sets, writes
-// upgradeTargets; the policy does read them.
+// its results. Every request the policy makes is a Kubernetes API verb (an
+// event action is the creation of an events.k8s.io Event), and none of
+// them, nor any status field the machine sets, writes upgradeTargets; the
+// policy does read them.
 func TestAutoPatchOnlyReadsReleaseCheckResults(t *testing.T) {
 	m := loadAutopatch(t)
-	apiVerbs := map[string]bool{"get": true, "create": true, "update": true, "patch": true, "apply": true, "delete": true, "status": true}
+	apiVerbs := map[string]bool{"get": true, "create": true, "update": true, "patch": true, "apply": true, "delete": true, "status": true, "event": true}
 	var assignments []rules.Assignment
 	for _, s := range m.States {
 		assignments = append(assignments, s.Set...)

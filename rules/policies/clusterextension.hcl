@@ -293,4 +293,17 @@ machine "clusterextension" {
     message = "progress.message"
     set     = { conditions = "conditions", install = "install", activeRevisions = "active_revisions" }
   }
+
+  # ---- statecraft verify: findings the rules mean to have. ----
+
+  accept "a revision's apply retried" {
+    finding = unbounded_retries
+    states  = [Retrying]
+    because = "explored with the ClusterObjectDeployment and ClusterObjectSet machines, a revision whose apply fails every time stays in PreconditionsNotMet, which seed 002 makes a retrying state (every retry_interval); the extension reports Retrying meanwhile"
+  }
+  accept "revision states its objects do not reach" {
+    finding = unreached
+    states  = ["clusterobjectdeployment.ProgressDeadlineExceeded", "clusterobjectdeployment.InvalidSpecification", "clusterobjectdeployment.UnmanagedRevision", "clusterobjectdeployment.RevisionObjectCollision", "clusterobjectdeployment.RevisionNumberExhausted", "clusterobjectset.ObjectCollision", "clusterobjectset.TearingDown", "clusterobjectset.Archived"]
+    because = "the extension's bundle makes a valid deployment whose revisions carry its own numbers and objects: no deployment spec the schema refuses, no foreign or ownerless revision, no collision with another revision, and verify's spec edit bumps a generation without changing the bundle, so no second revision is archived or torn down and no deadline passes unmet; spec/conformance/cod shows each state (deadline, invalid-metadata, unmanaged, collision, exhausted, history)"
+  }
 }

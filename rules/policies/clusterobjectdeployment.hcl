@@ -3,7 +3,7 @@
 # and owns its revisions (one per distinct template), adopts ownerless
 # revisions labelled as object-controller's, enforces the rollout deadline,
 # reports Available and Progressing, and prunes archived history.
-# The ClusterObjectSet machine (clusterobjectset.hcl) applies the objects,
+# The ClusterObjectSet machine ("clusterobjectset.hcl") applies the objects,
 # hands them over between revisions, archives predecessors and tears down.
 # Load both: rules = ["clusterobjectdeployment", "clusterobjectset"].
 #
@@ -202,17 +202,20 @@ machine "clusterobjectdeployment" {
   let "template_hash" {
     value = "size(desired) > 0 ? dyn(hash) : dyn(status.?templateHash.orValue(null))"
   }
-  # History: owned archived revisions; only those whose teardown finished
-  # (COS state Archived) may be pruned, oldest first, beyond the limit.
+  # History (seed 002, "Revision history and deletion"): the newest
+  # revisionHistoryLimit owned archived revisions are kept; the older ones
+  # are beyond the limit and deleted, oldest first, once their teardown
+  # finished (COS state Archived): "only owned archived revisions that have
+  # finished teardown are eligible; revisions still tearing down are left
+  # until cleanup completes". A revision still tearing down is deleted when
+  # it is done, and never makes a newer one go in its place.
   let "archived_owned" {
     value = "owned.filter(s, s.spec.lifecycleState == 'Archived' && !has(s.metadata.deletionTimestamp))"
   }
   let "prunable" {
     value = <<-CEL
       size(archived_owned) > param.revision_history_limit ?
-        archived_owned.filter(s, s.?status.?state.orValue('') == 'Archived').slice(0,
-          math.least(size(archived_owned) - param.revision_history_limit,
-                     size(archived_owned.filter(s, s.?status.?state.orValue('') == 'Archived')))) : []
+        archived_owned.slice(0, size(archived_owned) - param.revision_history_limit).filter(s, s.?status.?state.orValue('') == 'Archived') : []
     CEL
   }
 
@@ -463,5 +466,19 @@ machine "clusterobjectdeployment" {
     reason  = RevisionNumberExhausted
     message = "progressing.message"
     set     = { conditions = "conditions", latestRevision = "latest_revision", templateHash = "template_hash" }
+  }
+
+  # ---- statecraft verify: findings the rules mean to have. ----
+
+  accept "states other starting objects reach" {
+    finding = unreached
+    states  = [RevisionPreconditionsNotMet, ProgressDeadlineExceeded, InvalidSpecification, OwnerConflict, UnmanagedRevision, RevisionObjectCollision, RevisionInvalidSpecification, RevisionNumberExhausted, "clusterobjectset.PreconditionsNotMet", "clusterobjectset.ObjectCollision", "clusterobjectset.InvalidSpecification", "clusterobjectset.TearingDown", "clusterobjectset.Archived"]
+    because = "verify starts from one valid deployment (examples/cod/my-app) and its spec edit bumps the generation without changing the template, so no second revision, invalid spec, foreign owner, missing Secret or unmet deadline arises; spec/conformance/cod shows each state (preconditions, deadline, invalid-metadata, owner-conflict, unmanaged, collision, invalid-revision, exhausted, history)"
+  }
+  accept "a finished rollout rests" {
+    finding = stuck
+    states  = [Progressed]
+    reasons = [NewClusterObjectSetProgressed]
+    because = "seed 002: a rollout that completed stays Progressed until the template changes, which verify's spec edit (a generation bump) does not do"
   }
 }

@@ -108,8 +108,10 @@ machine "objectpatch" {
   let "unsupported" {
     value = "target.outcome == 'unsupported' || scope_mismatch"
   }
+  # Claims are arbitrated oldest first by creation timestamp, then name
+  # (seed 000); a claimant blocked by an accepted one reserves nothing.
   let "claim" {
-    value = "objpatch.arbitrate(patches.items, self)"
+    value = "objpatch.arbitrate(patches.items, self, ['metadata.creationTimestamp', 'metadata.name'])"
   }
   let "claim_lost" {
     value = "patches.outcome == 'ok' && !claim.accepted"
@@ -499,5 +501,14 @@ machine "objectpatch" {
     reason  = Applied
     message = "'no drift for ' + string(param.stabilization_window) + ': the drift streak is over'"
     set     = { driftRetryCount = "0" }
+  }
+
+  # ---- statecraft verify: findings the rules mean to have. ----
+
+  accept "reapply retried while the annotation stays" {
+    finding = unbounded_retries
+    states  = [Error]
+    reasons = [ReapplyNotAccepted]
+    because = "the seed keeps the reapply annotation until it is accepted and tries again every requeueInterval (transition reapply, on accept *); a patch of the ObjectPatch that fails every time is retried as long as it fails, at that interval"
   }
 }
