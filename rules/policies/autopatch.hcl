@@ -94,7 +94,7 @@ machine "autopatch" {
 
   # ---- A tick reads only the installation while off and not halted; the
   # locks of ADR 0043 are Leases labelled with their cluster's name. ----
-  let "reading" { value = "enabled || status.?state.orValue('Off') in ['Active', 'Halted', 'Starting', 'Creating']" }
+  let "reading" { value = "enabled || status.?state.orValue('Off') in ['Active', 'Halted', 'Starting']" }
   observe "clusters" {
     when = "reading"
     list = "{'apiVersion': 'ichor.maesh.dev/v1alpha1', 'kind': 'TalosCluster', 'namespace': ''}"
@@ -231,18 +231,19 @@ machine "autopatch" {
     CEL
   }
   # A start decided and recorded, not finished: its cluster as now read, the
-  # version there, and unfinished operations of it other than its own.
+  # version there, unfinished operations of it other than its own, and the
+  # creates of the operation tried.
   let "starting" { value = "status.?autoPatch.?starting.orValue({})" }
   let "starting_cluster" { value = "clusters.items.filter(c, key(c) == starting.?cluster.orValue(''))" }
   let "starting_version" { value = "size(starting_cluster) > 0 ? starting_cluster[0].spec[?starting.field].orValue('') : ''" }
   let "starting_busy" { value = "operations.items.filter(o, o.?status.?phase.orValue('Pending') in ['Pending', 'Running', 'Paused'] && cluster_of(o) == starting.?cluster.orValue('') && key(o) != key(starting.operation))" }
-  let "pending" { value = "status.?autoPatch.?pending.orValue({})" }
-  let "pending_tries" { value = "int(pending.?tries.orValue(0))" }
+  let "starting_tries" { value = "int(starting.?tries.orValue(0))" }
+  # Guard 7's record of the start: from its first try of the create on.
+  let "started_now" { value = "starting_tries == 0 ? patch.merge(started_record, {starting.cluster: string(now)}) : started_record" }
 
   # ---- States. Active holds no halt: entering it clears the last one.
-  # Starting: a start is decided and recorded, its version not yet written
-  # (or written and its operation not created, by an engine that stopped).
-  # Creating: a start's version is written, its operation not yet. ----
+  # Starting: a start is decided and recorded, its version or its
+  # operation not yet written (an engine stopped, or the create failed). ----
   state "Off" {
     initial    = true
     conditions = { AutoPatchHalted = False }
@@ -256,10 +257,6 @@ machine "autopatch" {
     set        = { "autoPatch.haltedOperation" = "null", "autoPatch.haltCause" = "null", "autoPatch.haltedCluster" = "null", "autoPatch.haltedSince" = "null" }
   }
   state "Starting" {
-    conditions = { AutoPatchHalted = False }
-    recheck    = "param.create_retry_delay"
-  }
-  state "Creating" {
     conditions = { AutoPatchHalted = False }
     recheck    = "param.create_retry_delay"
   }
@@ -337,7 +334,7 @@ machine "autopatch" {
     }
   }
 
-  # ---- Halted: announce a halt from Creating (no operation); the ends. ----
+  # ---- Halted: announce a halt from Starting (no operation); the ends. ----
   transition "announce halt" {
     from = [Halted]
     when = "status.?autoPatch.?announced.orValue('') != halted_name"
@@ -406,18 +403,21 @@ machine "autopatch" {
   }
   # The cluster changed since the start was decided (its version set by
   # someone else, another operation of it unfinished, gone): nothing written.
+  # The cluster changed since the start was decided (its version set by
+  # someone else, another operation of it unfinished, gone): given up.
   transition "start abandoned" {
     from    = [Starting]
     when    = "reads_ok && (size(starting_cluster) == 0 || !(starting_version in [starting.from, starting.to]) || size(starting_busy) > 0)"
     to      = Active
     reason  = VersionChanged
-    message = "starting.cluster + ' changed since the start of ' + key(starting.operation) + ' was decided; nothing is written'"
+    message = "starting.cluster + ' changed since the start of ' + key(starting.operation) + ' was decided: ' + (starting_tries == 0 ? 'nothing is written' : 'the operation is not created')"
     set     = { "autoPatch.starting" = "null" }
   }
   transition "write version" {
     from = [Starting]
     when = "reads_ok"
-    # Not written again when an engine that stopped before the create did.
+    # Written once: not again after a failed create, or by an engine that
+    # stopped after writing it.
     do "version" {
       verb     = update
       when     = "starting_version == starting.from"
@@ -444,17 +444,32 @@ machine "autopatch" {
     }
     to      = Active
     reason  = AutoPatchStarted
-    message = "starting.cluster + ': ' + starting.component + ' ' + starting.from + ' → ' + starting.to + ' by ' + key(starting.operation)"
-    set     = { "autoPatch.lastOperation" = "key(starting.operation)", "autoPatch.started" = "patch.merge(started_record, {starting.cluster: string(now)})", "autoPatch.starting" = "null" }
+    message = "starting.cluster + ': ' + starting.component + ' ' + starting.from + ' → ' + starting.to + ' by ' + key(starting.operation) + (starting_tries == 0 ? '' : ' (created at try ' + string(starting_tries + 1) + ')')"
+    set     = { "autoPatch.lastOperation" = "key(starting.operation)", "autoPatch.started" = "started_now", "autoPatch.starting" = "null" }
     # The operation exists: created by an engine that stopped after it.
     on "create" "conflict" {
       message = "starting.cluster + ': ' + key(starting.operation) + ' exists'"
     }
     # The version is written, the operation is not: try again, then halt.
     on "create" "*" {
-      to     = Creating
+      when    = "starting_tries + 1 >= param.create_tries"
+      to      = Halted
+      reason  = OperationNotCreated
+      message = "'the version of ' + starting.cluster + ' was written but ' + key(starting.operation) + ' could not be created in ' + string(starting_tries + 1) + ' tries: ' + last.message"
+      set = {
+        "autoPatch.haltedOperation" = "key(starting.operation)"
+        "autoPatch.haltCause"       = "'OperationNotCreated'"
+        "autoPatch.haltedCluster"   = "starting.cluster"
+        "autoPatch.haltedSince"     = "string(now)"
+        "autoPatch.announced"       = "null"
+        "autoPatch.started"         = "started_now"
+        "autoPatch.starting"        = "null"
+      }
+    }
+    on "create" "*" {
+      to     = Starting
       reason = OperationNotCreated
-      set    = { "autoPatch.pending" = "{'operation': starting.operation, 'cluster': starting.cluster, 'tries': 1}", "autoPatch.started" = "patch.merge(started_record, {starting.cluster: string(now)})", "autoPatch.starting" = "null" }
+      set    = { "autoPatch.starting" = "patch.merge(starting, {'tries': starting_tries + 1})", "autoPatch.started" = "started_now" }
       after  = "param.create_retry_delay"
     }
     # Nothing written (a person's edit is never overwritten): the next tick.
@@ -465,45 +480,12 @@ machine "autopatch" {
       after   = "param.tick"
     }
   }
-  transition "create operation again" {
-    from = [Creating]
-    do "create" {
-      verb     = create
-      target   = "ref(pending.operation)"
-      body     = "pending.operation"
-      identity = "identity"
-    }
-    to      = Active
-    reason  = AutoPatchStarted
-    message = "key(pending.operation) + ' created at try ' + string(pending_tries + 1)"
-    set     = { "autoPatch.lastOperation" = "key(pending.operation)", "autoPatch.pending" = "null" }
-    on "create" "*" {
-      when    = "pending_tries + 1 >= param.create_tries"
-      to      = Halted
-      reason  = OperationNotCreated
-      message = "'the version of ' + pending.cluster + ' was written but ' + key(pending.operation) + ' could not be created in ' + string(pending_tries + 1) + ' tries: ' + last.message"
-      set = {
-        "autoPatch.haltedOperation" = "key(pending.operation)"
-        "autoPatch.haltCause"       = "'OperationNotCreated'"
-        "autoPatch.haltedCluster"   = "pending.cluster"
-        "autoPatch.haltedSince"     = "string(now)"
-        "autoPatch.announced"       = "null"
-        "autoPatch.pending"         = "null"
-      }
-    }
-    on "create" "*" {
-      to     = Creating
-      reason = OperationNotCreated
-      set    = { "autoPatch.pending" = "patch.merge(pending, {'tries': pending_tries + 1})" }
-      after  = "param.create_retry_delay"
-    }
-  }
 
   # ---- statecraft verify: findings the rules mean to have. ----
   accept "starts need the window" {
     finding = unreached
-    states  = [Starting, Creating, Halted]
-    because = "the shipped starting objects (examples/autopatch/week) begin outside the maintenance window, a time of day verify's time abstraction of past, now and future does not reach, so no start is decided; Creating also needs a failed create and Halted a paused operation, and verify has no executor to pause one (autopatch/starts, half-start, halt-acknowledge, halt-ends and two-halts show each state)"
+    states  = [Starting, Halted]
+    because = "the shipped starting objects (examples/autopatch/week) begin outside the maintenance window, a time of day verify's time abstraction of past, now and future does not reach, so no start is decided; Halted needs a failed create or a paused operation, and verify has no executor to pause one (autopatch/starts, half-start, halt-acknowledge, halt-ends and two-halts show each state)"
   }
   accept "waits for what only the world ends" {
     finding = stuck
