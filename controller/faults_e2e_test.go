@@ -897,8 +897,14 @@ func (r *faultRun) codConverged() (bool, string) {
 	}
 	if s1, err := r.dyn.Resource(cosGVR).Get(r.ctx, r.ns+"-1", metav1.GetOptions{}); err != nil {
 		bad = append(bad, "revision 1: "+err.Error())
-	} else if lc, _, _ := unstructured.NestedString(s1.Object, "spec", "lifecycleState"); lc != "Archived" {
-		bad = append(bad, "revision 1: lifecycleState "+lc)
+	} else {
+		// Archived in its spec, and its teardown finished (COS state
+		// Archived): a revision still tearing down still has work to do.
+		lc, _, _ := unstructured.NestedString(s1.Object, "spec", "lifecycleState")
+		state, _, _ := unstructured.NestedString(s1.Object, "status", "state")
+		if lc != "Archived" || state != "Archived" {
+			bad = append(bad, "revision 1: lifecycleState "+lc+", state "+state)
+		}
 	}
 	cm, err := r.kc.CoreV1().ConfigMaps(r.ns).Get(r.ctx, "settings", metav1.GetOptions{})
 	if err != nil || cm.Data["message"] != "B" {
