@@ -724,6 +724,7 @@ func checkQuiet(ns string, recs []reqRecord, reconciles []reconcileRecord, quiet
 	for _, ref := range refs {
 		in, asked := 0, 0
 		seenBy := map[string]bool{}
+		var unasked []reconcileRecord
 		for _, rc := range byRef[ref] {
 			// A process's first reconcile of an object is its start's
 			// (the informers' initial list), as after a failover that
@@ -732,16 +733,35 @@ func checkQuiet(ns string, recs []reqRecord, reconciles []reconcileRecord, quiet
 			seenBy[rc.proc] = true
 			if !rc.at.Before(quietFrom) && rc.at.Before(quietTo) && !first {
 				in++
+				unasked = append(unasked, rc)
 			}
 			if !rc.wake.IsZero() && !rc.wake.Before(quietFrom.Add(-time.Second)) && rc.wake.Before(quietTo) {
 				asked++
 			}
 		}
 		if in > asked {
-			v = append(v, fmt.Sprintf("%s reconciled %d times in the quiet %s, its wake-ups asked for %d", ref, in, faultQuiet, asked))
+			v = append(v, fmt.Sprintf("%s reconciled %d times in the quiet %s, its wake-ups asked for %d; before each, its process read: %s", ref, in, faultQuiet, asked, readsBefore(recs, unasked)))
 		}
 	}
 	return v
+}
+
+// readsBefore lists the reads (lists and watches: the informers) each
+// process made in the 3 s before each of the reconciles, for a violation's
+// message: what the process learned just before it.
+func readsBefore(recs []reqRecord, rcs []reconcileRecord) string {
+	var out []string
+	for _, rc := range rcs {
+		for _, rec := range recs {
+			if rec.Proc == rc.proc && rec.Method == http.MethodGet && !rec.At.After(rc.at) && rc.at.Sub(rec.At) < 3*time.Second {
+				out = append(out, fmt.Sprintf("%s -%s %s?%s (%d)", rc.proc, rc.at.Sub(rec.At).Round(time.Millisecond), rec.Path, rec.Query, rec.Status))
+			}
+		}
+	}
+	if len(out) == 0 {
+		return "nothing"
+	}
+	return strings.Join(out, ", ")
 }
 
 // TestFaultSchedulesOnKube runs the generated fault schedules on a

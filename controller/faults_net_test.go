@@ -53,6 +53,7 @@ type reqRecord struct {
 	Proc   string
 	Method string
 	Path   string
+	Query  string
 	DryRun bool
 	Status int // 0: no response
 	Body   []byte
@@ -125,7 +126,7 @@ func (p procRT) RoundTrip(req *http.Request) (*http.Response, error) {
 	if p.dead.Load() {
 		return nil, errCrashed
 	}
-	rec := reqRecord{At: time.Now(), Proc: p.proc, Method: req.Method, Path: req.URL.Path,
+	rec := reqRecord{At: time.Now(), Proc: p.proc, Method: req.Method, Path: req.URL.Path, Query: req.URL.RawQuery,
 		DryRun: req.URL.Query().Get("dryRun") != ""}
 	if rec.write() && req.GetBody != nil {
 		if b, err := req.GetBody(); err == nil {

@@ -306,21 +306,11 @@ machine "autopatch" {
     reason = Disabled
     set    = { "autoPatch.blocked" = "null" }
   }
-  # A halt stops every cluster; condition, record, Warning Event (section 5).
+  # A halt stops every cluster; condition, record (section 5), and one
+  # Warning Event per halted operation, also for a start that halts.
   transition "halt" {
-    from = [Active]
-    when = "size(halting) > 0"
-    do "event" {
-      verb       = event
-      type       = Warning
-      reason     = AutoPatchHalted
-      action     = Halt
-      message    = "halt_message"
-      name       = "self.metadata.name + '.autopatchhalted.' + key(halting[0]).replace('/', '.')"
-      regarding  = "ref(self)"
-      related    = "ref(halting[0])"
-      controller = "ichor.maesh.dev/auto-patch"
-    }
+    from    = [Active]
+    when    = "size(halting) > 0"
     to      = Halted
     reason  = AutoPatchHalted
     message = "halt_message"
@@ -329,12 +319,9 @@ machine "autopatch" {
       "autoPatch.haltCause"       = "'Paused'"
       "autoPatch.haltedCluster"   = "cluster_of(halting[0])"
       "autoPatch.haltedSince"     = "halting[0].metadata.creationTimestamp"
-      "autoPatch.announced"       = "key(halting[0])"
       "autoPatch.blocked"         = "null"
     }
   }
-
-  # ---- Halted: announce a halt from Starting (no operation); the ends. ----
   transition "announce halt" {
     from = [Halted]
     when = "status.?autoPatch.?announced.orValue('') != halted_name"
@@ -346,11 +333,10 @@ machine "autopatch" {
       message    = "status.?message.orValue('')"
       name       = "self.metadata.name + '.autopatchhalted.' + halted_name.replace('/', '.')"
       regarding  = "ref(self)"
+      related    = "size(halted_op) > 0 ? dyn(ref(halted_op[0])) : dyn(null)"
       controller = "ichor.maesh.dev/auto-patch"
     }
-    reason  = OperationNotCreated
-    message = "status.?message.orValue('')"
-    set     = { "autoPatch.announced" = "halted_name" }
+    set = { "autoPatch.announced" = "halted_name" }
   }
   transition "halt ends" {
     from    = [Halted]
@@ -401,8 +387,6 @@ machine "autopatch" {
       after  = "param.tick"
     }
   }
-  # The cluster changed since the start was decided (its version set by
-  # someone else, another operation of it unfinished, gone): nothing written.
   # The cluster changed since the start was decided (its version set by
   # someone else, another operation of it unfinished, gone): given up.
   transition "start abandoned" {
