@@ -77,7 +77,10 @@ var (
 const (
 	faultConverge = 30 * time.Second // bound on convergence after the faults stop
 	faultQuiet    = 4 * time.Second  // the quiet window checked after convergence
-	faultLabel    = "faults.statecraft.dev/value"
+	// faultInformerSettle: the quiet window begins once no informer has
+	// listed or begun a watch for this long.
+	faultInformerSettle = 1500 * time.Millisecond
+	faultLabel          = "faults.statecraft.dev/value"
 )
 
 type faultKind string
@@ -612,9 +615,11 @@ func runFaultSchedule(t *testing.T, cp *controlplane.ControlPlane, world string,
 		r.net.inject("not reached (fewer writes)")
 	}
 
-	// A quiet world: nothing changes; after a settling second nothing is
-	// written and nothing reconciled beyond its own wake-ups.
+	// A quiet world: nothing changes; after a settling second, and once
+	// the informers are caught up, nothing is written and nothing
+	// reconciled beyond its own wake-ups.
 	time.Sleep(time.Second)
+	r.net.waitInformersSettled(faultInformerSettle, faultConverge)
 	quietFrom := time.Now()
 	time.Sleep(faultQuiet)
 	quietTo := time.Now()

@@ -106,6 +106,36 @@ func (f *faultNet) records() []reqRecord {
 	return append([]reqRecord(nil), f.log...)
 }
 
+// informerRead tells an informer's list or watch (client-go's reflector
+// lists in pages, with limit, and watches with watch=true) from the
+// engine's other reads and leader election's.
+func (r reqRecord) informerRead() bool {
+	return r.Method == http.MethodGet && !isEventOrLease(r.Path) && (strings.Contains(r.Query, "watch=true") || strings.Contains(r.Query, "limit="))
+}
+
+// waitInformersSettled waits until no process has listed or begun a watch
+// for settle (at most max): after an API server restart or a dropped
+// watch, a reflector lists again after its backoff, seconds later, and
+// what it then learns is news to its process, which acts on it: the
+// world is not quiet from the controller's view before that.
+func (f *faultNet) waitInformersSettled(settle, max time.Duration) {
+	deadline := time.Now().Add(max)
+	for time.Now().Before(deadline) {
+		var last time.Time
+		f.mu.Lock()
+		for _, rec := range f.log {
+			if rec.informerRead() && rec.At.After(last) {
+				last = rec.At
+			}
+		}
+		f.mu.Unlock()
+		if time.Since(last) >= settle {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 func (f *faultNet) writeCount() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
