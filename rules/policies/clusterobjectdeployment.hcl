@@ -263,7 +263,7 @@ machine "clusterobjectdeployment" {
   # controller) references; it never replaces another controller's.
   transition "adopt revisions" {
     from = ["*"]
-    when = "size(adoptable) > 0 && status.?reason.orValue('') != 'AdoptionFailed'"
+    when = "size(adoptable) > 0"
     do "adopt" {
       verb     = patch
       for_each = "adoptable"
@@ -286,7 +286,7 @@ machine "clusterobjectdeployment" {
   # and managed-by label over whatever the template says.
   transition "create revision" {
     from = ["*"]
-    when = "verdict == 'Create' && status.?reason.orValue('') != 'RevisionCreateFailed'"
+    when = "verdict == 'Create'"
     do "create" {
       verb   = create
       target = "{'apiVersion': 'olm.operatorframework.io/v1', 'kind': 'ClusterObjectSet', 'namespace': '', 'name': self.metadata.name + '-' + string(next)}"
@@ -329,19 +329,10 @@ machine "clusterobjectdeployment" {
     }
   }
 
-  # Failed requests are retried at the next reconcile.
-  transition "retry" {
-    from    = ["*"]
-    when    = "status.?reason.orValue('') in ['RevisionCreateFailed', 'AdoptionFailed', 'PruneFailed']"
-    to      = Progressing
-    reason  = Retrying
-    message = "'retrying after: ' + status.?message.orValue('')"
-  }
-
   # Pruning keeps the state: a resting Progressed COD stays Progressed.
   transition "prune history" {
     from = [Progressed]
-    when = "size(prunable) > 0 && status.?reason.orValue('') != 'PruneFailed'"
+    when = "size(prunable) > 0"
     do "prune" {
       verb     = delete
       for_each = "prunable"
@@ -364,7 +355,7 @@ machine "clusterobjectdeployment" {
 
   transition "prune history while rolling out" {
     from = [Progressing, RevisionPreconditionsNotMet, ProgressDeadlineExceeded, InvalidSpecification, OwnerConflict, UnmanagedRevision, RevisionObjectCollision, RevisionInvalidSpecification, RevisionNumberExhausted]
-    when = "size(prunable) > 0 && status.?reason.orValue('') != 'PruneFailed'"
+    when = "size(prunable) > 0"
     do "prune" {
       verb     = delete
       for_each = "prunable"
