@@ -77,8 +77,9 @@ var (
 const (
 	faultConverge = 30 * time.Second // bound on convergence after the faults stop
 	faultQuiet    = 4 * time.Second  // the quiet window checked after convergence
-	// faultInformerSettle: the quiet window begins once no informer has
-	// listed or begun a watch for this long.
+	// faultInformerSettle: the quiet window begins once every informer
+	// has a watch open and none has listed, begun or ended a watch for
+	// this long.
 	faultInformerSettle = 1500 * time.Millisecond
 	faultLabel          = "faults.statecraft.dev/value"
 )

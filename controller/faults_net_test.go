@@ -77,6 +77,12 @@ type faultNet struct {
 	// its response.
 	onWrite func(n int, proc string)
 
+	// watches counts the open watch streams of each process and resource
+	// (reflectors watch a resource, each for as long as its stream lasts);
+	// watchChanged is when one last began or ended.
+	watches      map[watchKey]*watchCount
+	watchChanged time.Time
+
 	on     atomic.Bool // watch faults on
 	mode   watchMode
 	n      int           // watchStale: events held
@@ -85,7 +91,7 @@ type faultNet struct {
 }
 
 func newFaultNet(seed uint64, counts func(reqRecord) bool) *faultNet {
-	return &faultNet{injected: map[string]int{}, counts: counts, rng: rand.New(rand.NewPCG(seed, 18)), lagFor: 2 * time.Second}
+	return &faultNet{injected: map[string]int{}, watches: map[watchKey]*watchCount{}, counts: counts, rng: rand.New(rand.NewPCG(seed, 18)), lagFor: 2 * time.Second}
 }
 
 func (f *faultNet) inject(kind string) {
@@ -113,23 +119,71 @@ func (r reqRecord) informerRead() bool {
 	return r.Method == http.MethodGet && !isEventOrLease(r.Path) && (strings.Contains(r.Query, "watch=true") || strings.Contains(r.Query, "limit="))
 }
 
-// waitInformersSettled waits until no process has listed or begun a watch
-// for settle (at most max): after an API server restart or a dropped
-// watch, a reflector lists again after its backoff, seconds later, and
-// what it then learns is news to its process, which acts on it: the
-// world is not quiet from the controller's view before that.
+// watchKey names a resource watched by one process (its dead flag, which
+// a restarted process of the same name does not share).
+type watchKey struct {
+	dead *atomic.Bool
+	path string
+}
+
+type watchCount struct{ open int }
+
+// watchBody marks its watch stream ended when the reflector reads its end
+// or closes it.
+type watchBody struct {
+	io.ReadCloser
+	net  *faultNet
+	key  watchKey
+	once sync.Once
+}
+
+func (b *watchBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil {
+		b.ended()
+	}
+	return n, err
+}
+
+func (b *watchBody) Close() error {
+	b.ended()
+	return b.ReadCloser.Close()
+}
+
+func (b *watchBody) ended() {
+	b.once.Do(func() {
+		b.net.mu.Lock()
+		b.net.watches[b.key].open--
+		b.net.watchChanged = time.Now()
+		b.net.mu.Unlock()
+	})
+}
+
+// waitInformersSettled waits (at most max) until every live process has
+// a watch open on every resource it watched, none begun or ended for
+// settle, and no informer list for settle: after an API server restart
+// or a dropped watch, a reflector lists or watches again after its
+// backoff, seconds later, and what it then learns is news to its
+// process, which acts on it; the world is not quiet from the
+// controller's view before that.
 func (f *faultNet) waitInformersSettled(settle, max time.Duration) {
 	deadline := time.Now().Add(max)
 	for time.Now().Before(deadline) {
-		var last time.Time
 		f.mu.Lock()
+		last := f.watchChanged
 		for _, rec := range f.log {
 			if rec.informerRead() && rec.At.After(last) {
 				last = rec.At
 			}
 		}
+		open := true
+		for k, w := range f.watches {
+			if w.open <= 0 && !k.dead.Load() {
+				open = false
+			}
+		}
 		f.mu.Unlock()
-		if time.Since(last) >= settle {
+		if open && time.Since(last) >= settle {
 			return
 		}
 		time.Sleep(100 * time.Millisecond)
@@ -167,8 +221,21 @@ func (p procRT) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := p.next.RoundTrip(req)
 	if err == nil {
 		rec.Status = resp.StatusCode
-		if req.URL.Query().Get("watch") == "true" && resp.StatusCode == http.StatusOK && p.net.on.Load() && p.net.mode != watchFresh {
-			resp.Body = newWatchFilter(resp.Body, p.net)
+		if req.URL.Query().Get("watch") == "true" && resp.StatusCode == http.StatusOK {
+			if p.net.on.Load() && p.net.mode != watchFresh {
+				resp.Body = newWatchFilter(resp.Body, p.net)
+			}
+			key := watchKey{p.dead, req.URL.Path}
+			p.net.mu.Lock()
+			w := p.net.watches[key]
+			if w == nil {
+				w = &watchCount{}
+				p.net.watches[key] = w
+			}
+			w.open++
+			p.net.watchChanged = time.Now()
+			p.net.mu.Unlock()
+			resp.Body = &watchBody{ReadCloser: resp.Body, net: p.net, key: key}
 		}
 	}
 	if p.dead.Load() && rec.write() {
