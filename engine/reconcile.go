@@ -57,9 +57,13 @@ type Reconciliation struct {
 	written map[adapters.Ref]map[string]any
 	// seen keeps what this reconcile already read, until it writes: a
 	// later micro-step that observes the same object again gets the same
-	// answer without a request.
-	seen  map[readKey]Observation
+	// answer without a request. A reconcile makes a few reads, so a slice
+	// searched in order costs less than a map (whose Observation values,
+	// larger than a map slot, are each allocated apart).
+	seen  []seenRead
 	steps int
+	// get is the first request, the object itself.
+	get adapters.Request
 
 	// The micro-step in progress.
 	v       *vars    // its activation
@@ -113,7 +117,8 @@ type Entry struct {
 }
 
 // Delivery is the outcome of what Ready asked for: the Result of a
-// Request, or the Observations of Reads.
+// Request, or the Observations of Reads. Deliver keeps copies of the
+// Observations, not the slice, which the caller may reuse.
 type Delivery struct {
 	Result       adapters.Result
 	Observations []Observation
@@ -153,10 +158,18 @@ type readKey struct {
 	label string
 }
 
-// pendingRead is a read Ready asked for, and the observations it answers.
+// seenRead is an observation a reconcile made, by what it read.
+type seenRead struct {
+	key readKey
+	obs Observation
+}
+
+// pendingRead is a read Ready asked for, and the observations it answers:
+// target, and the others in more (most reads answer one observation).
 type pendingRead struct {
-	key     readKey
-	targets []readTarget
+	key    readKey
+	target readTarget
+	more   []readTarget
 	// written, when set, is the object this reconcile wrote (or deleted)
 	// under this reference: only the scope is asked for.
 	written *writtenObject
@@ -167,9 +180,9 @@ type writtenObject struct{ obj map[string]any }
 // Start begins the reconcile of the object ref of machine m at now. Its
 // first need is the object itself.
 func Start(m *fsm.Machine, ref adapters.Ref, now time.Time, opts Options) *Reconciliation {
-	r := &Reconciliation{m: m, ref: ref, now: now, opts: opts,
-		written: map[adapters.Ref]map[string]any{}, seen: map[readKey]Observation{}}
-	r.need = Ready{Request: &adapters.Request{Verb: adapters.Get, Ref: ref}}
+	r := &Reconciliation{m: m, ref: ref, now: now, opts: opts}
+	r.get = adapters.Request{Verb: adapters.Get, Ref: ref}
+	r.need = Ready{Request: &r.get}
 	return r
 }
 
@@ -319,6 +332,9 @@ func (r *Reconciliation) answer(reads []Read) []Read {
 		}
 	}
 	r.pending = r.pending[:0]
+	if cap(r.pending) < len(reads) {
+		r.pending = make([]pendingRead, 0, len(reads))
+	}
 	var asked []Read
 	for _, rd := range reads {
 		t := readTarget{name: rd.Name, index: -1, item: rd.Item}
@@ -337,15 +353,18 @@ func (r *Reconciliation) answer(reads []Read) []Read {
 			r.place(t, Observation{Outcome: adapters.Invalid, Message: rd.Err.Error()})
 			continue
 		}
-		if o, ok := r.seen[key]; ok && (rd.List || !hasRef(r.written, rd.Ref)) {
+		if o, ok := r.seenObservation(key); ok && (rd.List || !hasRef(r.written, rd.Ref)) {
 			r.place(t, o)
 			continue
 		}
 		if i := r.pendingIndex(key); i >= 0 {
-			r.pending[i].targets = append(r.pending[i].targets, t)
+			r.pending[i].more = append(r.pending[i].more, t)
 			continue
 		}
-		p := pendingRead{key: key, targets: []readTarget{t}}
+		if asked == nil {
+			asked = make([]Read, 0, len(reads))
+		}
+		p := pendingRead{key: key, target: t}
 		q := Read{Name: rd.Name, Ref: rd.Ref, List: rd.List, LabelSelector: rd.LabelSelector, Each: rd.Each, Index: rd.Index, Item: rd.Item}
 		if !rd.List && hasRef(r.written, rd.Ref) {
 			p.written = &writtenObject{r.written[rd.Ref]}
@@ -374,6 +393,16 @@ func (r *Reconciliation) place(t readTarget, o Observation) {
 	r.snap.Observations[t.name].Each[t.index] = o
 }
 
+// seenObservation returns what this reconcile already read of key.
+func (r *Reconciliation) seenObservation(key readKey) (Observation, bool) {
+	for i := range r.seen {
+		if r.seen[i].key == key {
+			return r.seen[i].obs, true
+		}
+	}
+	return Observation{}, false
+}
+
 func (r *Reconciliation) pendingIndex(key readKey) int {
 	for i, p := range r.pending {
 		if p.key == key && p.written == nil {
@@ -399,9 +428,13 @@ func (r *Reconciliation) observed(got []Observation) {
 			}
 			o = w
 		} else {
-			r.seen[p.key] = o
+			if r.seen == nil {
+				r.seen = make([]seenRead, 0, len(r.pending))
+			}
+			r.seen = append(r.seen, seenRead{p.key, o})
 		}
-		for _, t := range p.targets {
+		r.place(p.target, o)
+		for _, t := range p.more {
 			r.place(t, o)
 		}
 	}
@@ -419,7 +452,8 @@ func (r *Reconciliation) decide() {
 	r.d = d
 	snap := r.snap
 	if r.opts.Steps {
-		r.trace = append(r.trace, Entry{Snapshot: &snap, Decision: d})
+		traced := snap
+		r.trace = append(r.trace, Entry{Snapshot: &traced, Decision: d})
 	}
 	switch {
 	case d.Problem != nil:
@@ -450,7 +484,7 @@ func (r *Reconciliation) nextAction() {
 	for {
 		if r.action >= 0 {
 			if r.writes(r.d.Actions[r.action]) {
-				clear(r.seen) // a write may change what other reads return
+				r.seen = r.seen[:0] // a write may change what other reads return
 			}
 			if !next(r.d, r.results) {
 				r.resolveRoute()
@@ -495,6 +529,9 @@ func (r *Reconciliation) sent(res adapters.Result) {
 	req := pa.Requests[r.request]
 	ar := classify(r.v, pa, r.request, res)
 	if res.Outcome == adapters.OK && !req.DryRun && req.Verb != adapters.Get {
+		if r.written == nil {
+			r.written = map[adapters.Ref]map[string]any{}
+		}
 		switch {
 		case req.Verb == adapters.Delete:
 			r.written[req.Ref] = nil
@@ -605,9 +642,10 @@ func (r *Reconciliation) statusWritten(res adapters.Result) {
 	r.done()
 }
 
+// done ends the reconcile: its Report is r.rep, which nothing changes
+// after.
 func (r *Reconciliation) done() {
-	rep := r.rep
-	r.need = Ready{Done: &rep}
+	r.need = Ready{Done: &r.rep}
 }
 
 func sameObject(a, b adapters.Ref) bool {
