@@ -55,6 +55,9 @@ func Drive(ctx context.Context, api adapters.API, r *Reconciliation, tr Tracer) 
 		case rd.Done != nil:
 			return *rd.Done
 		case rd.Reads != nil:
+			if cap(obs) < len(rd.Reads) {
+				obs = make([]Observation, 0, len(rd.Reads))
+			}
 			obs = obs[:0]
 			for _, q := range rd.Reads {
 				obs = append(obs, Observe(ctx, api, q))

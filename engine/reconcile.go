@@ -62,8 +62,9 @@ type Reconciliation struct {
 	// larger than a map slot, are each allocated apart).
 	seen  []seenRead
 	steps int
-	// get is the first request, the object itself.
-	get adapters.Request
+	// req is the request Ready asks for when the reconcile makes it
+	// itself: the object, its companion memory, the status write.
+	req adapters.Request
 
 	// The micro-step in progress.
 	v       *vars    // its activation
@@ -97,6 +98,8 @@ type Ready struct {
 	Trace []Entry
 	// Reads are observations to make (the kind's scope, then the get or
 	// list, unless ScopeOnly); deliver them as Observations in this order.
+	// They are the reconcile's own (its step's Snapshot.Reads, often):
+	// read them, do not change them.
 	Reads []Read
 	// Request is to be carried out; deliver its Result.
 	Request *adapters.Request
@@ -181,8 +184,8 @@ type writtenObject struct{ obj map[string]any }
 // first need is the object itself.
 func Start(m *fsm.Machine, ref adapters.Ref, now time.Time, opts Options) *Reconciliation {
 	r := &Reconciliation{m: m, ref: ref, now: now, opts: opts}
-	r.get = adapters.Request{Verb: adapters.Get, Ref: ref}
-	r.need = Ready{Request: &r.get}
+	r.req = adapters.Request{Verb: adapters.Get, Ref: ref}
+	r.need = Ready{Request: &r.req}
 	return r
 }
 
@@ -230,7 +233,8 @@ func (r *Reconciliation) read(res adapters.Result) {
 	r.obj = res.Object
 	if r.m.Source.MemoryIn == "companion" {
 		r.companion = true
-		r.need = Ready{Request: &adapters.Request{Verb: adapters.Get, Ref: companionRef(r.m, r.ref)}}
+		r.req = adapters.Request{Verb: adapters.Get, Ref: companionRef(r.m, r.ref)}
+		r.need = Ready{Request: &r.req}
 		return
 	}
 	r.remember(memoryOf(r.m, r.obj))
@@ -270,7 +274,7 @@ func (r *Reconciliation) observe() {
 		return
 	}
 	r.d = nil
-	r.v, r.problem = newVarsOf(r.m, r.obj, r.mem, true, nil, r.now)
+	r.v, r.problem = newVarsUnobserved(r.m, r.obj, r.mem, true, r.now)
 	r.snap = Snapshot{Object: r.obj, Memory: r.mem, Now: r.now}
 	if len(r.m.Observes) > 0 {
 		r.snap.Observations = make(map[string]Observation, len(r.m.Observes))
@@ -336,7 +340,10 @@ func (r *Reconciliation) answer(reads []Read) []Read {
 		r.pending = make([]pendingRead, 0, len(reads))
 	}
 	var asked []Read
-	for _, rd := range reads {
+	// same: every read so far is asked as it is (reads[:len(asked)] ==
+	// asked), and Ready can hand reads itself.
+	same := true
+	for i, rd := range reads {
 		t := readTarget{name: rd.Name, index: -1, item: rd.Item}
 		if rd.Each {
 			if rd.Skip || rd.Index < 0 {
@@ -361,9 +368,6 @@ func (r *Reconciliation) answer(reads []Read) []Read {
 			r.pending[i].more = append(r.pending[i].more, t)
 			continue
 		}
-		if asked == nil {
-			asked = make([]Read, 0, len(reads))
-		}
 		p := pendingRead{key: key, target: t}
 		q := Read{Name: rd.Name, Ref: rd.Ref, List: rd.List, LabelSelector: rd.LabelSelector, Each: rd.Each, Index: rd.Index, Item: rd.Item}
 		if !rd.List && hasRef(r.written, rd.Ref) {
@@ -371,6 +375,15 @@ func (r *Reconciliation) answer(reads []Read) []Read {
 			q.ScopeOnly = true
 		}
 		r.pending = append(r.pending, p)
+		// q is rd unless it is ScopeOnly (rd is neither Skip nor Err).
+		if same && i == len(asked) && !q.ScopeOnly && !rd.StatusBlind {
+			asked = reads[:i+1]
+			continue
+		}
+		if same {
+			same = false
+			asked = append(make([]Read, 0, len(reads)), asked...)
+		}
 		asked = append(asked, q)
 	}
 	return asked
@@ -623,7 +636,8 @@ func (r *Reconciliation) finish() {
 		return
 	}
 	r.status = true
-	r.need = Ready{Request: &req}
+	r.req = req
+	r.need = Ready{Request: &r.req}
 }
 
 // statusWritten takes the result of the status write.
