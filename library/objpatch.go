@@ -434,10 +434,22 @@ func claimantFingerprint(frozen *jsonvalue.Registry, obj map[string]any, o claim
 	}
 	for _, p := range o.paths {
 		v, _ := jsonvalue.Lookup(obj, p)
-		b = append(append(fmt.Appendf(b, "%T", v), fmt.Sprint(v)...), 0)
+		b = append(appendTyped(b, v), 0)
 	}
 	b = append(b, buf[:]...)
 	return jsonvalue.Fingerprint{xxh3.HashSeed(b, claimantSeeds[0]), xxh3.HashSeed(b, claimantSeeds[1])}
+}
+
+// appendTyped appends v's Go type and value, as fmt's %T and %v print
+// them; strings (names, timestamps) and nil without fmt.
+func appendTyped(b []byte, v any) []byte {
+	switch x := v.(type) {
+	case string:
+		return append(append(b, "string"...), x...)
+	case nil:
+		return append(b, "<nil><nil>"...)
+	}
+	return fmt.Append(fmt.Appendf(b, "%T", v), v)
 }
 
 // claimantSeeds are fixed, so that every run fingerprints alike.
