@@ -62,9 +62,6 @@ type Reconciliation struct {
 	// larger than a map slot, are each allocated apart).
 	seen  []seenRead
 	steps int
-	// req is the request Ready asks for when the reconcile makes it
-	// itself: the object, its companion memory, the status write.
-	req adapters.Request
 
 	// The micro-step in progress.
 	v       *vars    // its activation
@@ -184,8 +181,9 @@ type writtenObject struct{ obj map[string]any }
 // first need is the object itself.
 func Start(m *fsm.Machine, ref adapters.Ref, now time.Time, opts Options) *Reconciliation {
 	r := &Reconciliation{m: m, ref: ref, now: now, opts: opts}
-	r.req = adapters.Request{Verb: adapters.Get, Ref: ref}
-	r.need = Ready{Request: &r.req}
+	// Nothing in r points into r: a caller that inlines Start (Reconcile,
+	// a runner's Drive(ctx, api, Start(...), tr)) keeps r on its stack.
+	r.need = Ready{Request: &adapters.Request{Verb: adapters.Get, Ref: ref}}
 	return r
 }
 
@@ -233,8 +231,7 @@ func (r *Reconciliation) read(res adapters.Result) {
 	r.obj = res.Object
 	if r.m.Source.MemoryIn == "companion" {
 		r.companion = true
-		r.req = adapters.Request{Verb: adapters.Get, Ref: companionRef(r.m, r.ref)}
-		r.need = Ready{Request: &r.req}
+		r.need = Ready{Request: &adapters.Request{Verb: adapters.Get, Ref: companionRef(r.m, r.ref)}}
 		return
 	}
 	r.remember(memoryOf(r.m, r.obj))
@@ -636,8 +633,7 @@ func (r *Reconciliation) finish() {
 		return
 	}
 	r.status = true
-	r.req = req
-	r.need = Ready{Request: &r.req}
+	r.need = Ready{Request: &req}
 }
 
 // statusWritten takes the result of the status write.
@@ -656,10 +652,9 @@ func (r *Reconciliation) statusWritten(res adapters.Result) {
 	r.done()
 }
 
-// done ends the reconcile: its Report is r.rep, which nothing changes
-// after.
 func (r *Reconciliation) done() {
-	r.need = Ready{Done: &r.rep}
+	rep := r.rep
+	r.need = Ready{Done: &rep}
 }
 
 func sameObject(a, b adapters.Ref) bool {
