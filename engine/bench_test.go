@@ -36,11 +36,17 @@ type benchCase struct {
 
 func benchMachine(tb testing.TB) *fsm.Machine {
 	tb.Helper()
+	return benchMachineIn(tb, fsm.NewMemory(nil))
+}
+
+// benchMachineIn compiles the ObjectPatch machine remembering in mem.
+func benchMachineIn(tb testing.TB, mem *fsm.Memory) *fsm.Machine {
+	tb.Helper()
 	f, diags := rules.LoadRef("objectpatch")
 	if diags.HasErrors() {
 		tb.Fatalf("load objectpatch: %v", diags)
 	}
-	ms, diags := fsm.Compile(f)
+	ms, diags := fsm.CompileIn(mem, f)
 	if diags.HasErrors() {
 		tb.Fatalf("compile objectpatch: %v", diags)
 	}

@@ -32,6 +32,9 @@ type StepTracer interface {
 // to tr (nil: none), and returns the reconcile's Report.
 func Drive(ctx context.Context, api adapters.API, r *Reconciliation, tr Tracer) Report {
 	stepTr, _ := tr.(StepTracer)
+	// obs is reused from one wave of reads to the next: Deliver copies
+	// the observations it is given.
+	var obs []Observation
 	for {
 		rd := r.Ready()
 		if tr != nil {
@@ -52,9 +55,12 @@ func Drive(ctx context.Context, api adapters.API, r *Reconciliation, tr Tracer) 
 		case rd.Done != nil:
 			return *rd.Done
 		case rd.Reads != nil:
-			obs := make([]Observation, len(rd.Reads))
-			for i, q := range rd.Reads {
-				obs[i] = Observe(ctx, api, q)
+			if cap(obs) < len(rd.Reads) {
+				obs = make([]Observation, 0, len(rd.Reads))
+			}
+			obs = obs[:0]
+			for _, q := range rd.Reads {
+				obs = append(obs, Observe(ctx, api, q))
 			}
 			r.Deliver(Delivery{Observations: obs})
 		default:

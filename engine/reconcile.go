@@ -57,8 +57,10 @@ type Reconciliation struct {
 	written map[adapters.Ref]map[string]any
 	// seen keeps what this reconcile already read, until it writes: a
 	// later micro-step that observes the same object again gets the same
-	// answer without a request.
-	seen  map[readKey]Observation
+	// answer without a request. A reconcile makes a few reads, so a slice
+	// searched in order costs less than a map (whose Observation values,
+	// larger than a map slot, are each allocated apart).
+	seen  []seenRead
 	steps int
 
 	// The micro-step in progress.
@@ -93,6 +95,8 @@ type Ready struct {
 	Trace []Entry
 	// Reads are observations to make (the kind's scope, then the get or
 	// list, unless ScopeOnly); deliver them as Observations in this order.
+	// They are the reconcile's own (its step's Snapshot.Reads, often):
+	// read them, do not change them.
 	Reads []Read
 	// Request is to be carried out; deliver its Result.
 	Request *adapters.Request
@@ -113,7 +117,8 @@ type Entry struct {
 }
 
 // Delivery is the outcome of what Ready asked for: the Result of a
-// Request, or the Observations of Reads.
+// Request, or the Observations of Reads. Deliver keeps copies of the
+// Observations, not the slice, which the caller may reuse.
 type Delivery struct {
 	Result       adapters.Result
 	Observations []Observation
@@ -153,10 +158,18 @@ type readKey struct {
 	label string
 }
 
-// pendingRead is a read Ready asked for, and the observations it answers.
+// seenRead is an observation a reconcile made, by what it read.
+type seenRead struct {
+	key readKey
+	obs Observation
+}
+
+// pendingRead is a read Ready asked for, and the observations it answers:
+// target, and the others in more (most reads answer one observation).
 type pendingRead struct {
-	key     readKey
-	targets []readTarget
+	key    readKey
+	target readTarget
+	more   []readTarget
 	// written, when set, is the object this reconcile wrote (or deleted)
 	// under this reference: only the scope is asked for.
 	written *writtenObject
@@ -167,8 +180,9 @@ type writtenObject struct{ obj map[string]any }
 // Start begins the reconcile of the object ref of machine m at now. Its
 // first need is the object itself.
 func Start(m *fsm.Machine, ref adapters.Ref, now time.Time, opts Options) *Reconciliation {
-	r := &Reconciliation{m: m, ref: ref, now: now, opts: opts,
-		written: map[adapters.Ref]map[string]any{}, seen: map[readKey]Observation{}}
+	r := &Reconciliation{m: m, ref: ref, now: now, opts: opts}
+	// Nothing in r points into r: a caller that inlines Start (Reconcile,
+	// a runner's Drive(ctx, api, Start(...), tr)) keeps r on its stack.
 	r.need = Ready{Request: &adapters.Request{Verb: adapters.Get, Ref: ref}}
 	return r
 }
@@ -257,7 +271,7 @@ func (r *Reconciliation) observe() {
 		return
 	}
 	r.d = nil
-	r.v, r.problem = newVarsOf(r.m, r.obj, r.mem, true, nil, r.now)
+	r.v, r.problem = newVarsUnobserved(r.m, r.obj, r.mem, true, r.now)
 	r.snap = Snapshot{Object: r.obj, Memory: r.mem, Now: r.now}
 	if len(r.m.Observes) > 0 {
 		r.snap.Observations = make(map[string]Observation, len(r.m.Observes))
@@ -319,8 +333,14 @@ func (r *Reconciliation) answer(reads []Read) []Read {
 		}
 	}
 	r.pending = r.pending[:0]
+	if cap(r.pending) < len(reads) {
+		r.pending = make([]pendingRead, 0, len(reads))
+	}
 	var asked []Read
-	for _, rd := range reads {
+	// same: every read so far is asked as it is (reads[:len(asked)] ==
+	// asked), and Ready can hand reads itself.
+	same := true
+	for i, rd := range reads {
 		t := readTarget{name: rd.Name, index: -1, item: rd.Item}
 		if rd.Each {
 			if rd.Skip || rd.Index < 0 {
@@ -337,21 +357,30 @@ func (r *Reconciliation) answer(reads []Read) []Read {
 			r.place(t, Observation{Outcome: adapters.Invalid, Message: rd.Err.Error()})
 			continue
 		}
-		if o, ok := r.seen[key]; ok && (rd.List || !hasRef(r.written, rd.Ref)) {
+		if o, ok := r.seenObservation(key); ok && (rd.List || !hasRef(r.written, rd.Ref)) {
 			r.place(t, o)
 			continue
 		}
 		if i := r.pendingIndex(key); i >= 0 {
-			r.pending[i].targets = append(r.pending[i].targets, t)
+			r.pending[i].more = append(r.pending[i].more, t)
 			continue
 		}
-		p := pendingRead{key: key, targets: []readTarget{t}}
+		p := pendingRead{key: key, target: t}
 		q := Read{Name: rd.Name, Ref: rd.Ref, List: rd.List, LabelSelector: rd.LabelSelector, Each: rd.Each, Index: rd.Index, Item: rd.Item}
 		if !rd.List && hasRef(r.written, rd.Ref) {
 			p.written = &writtenObject{r.written[rd.Ref]}
 			q.ScopeOnly = true
 		}
 		r.pending = append(r.pending, p)
+		// q is rd unless it is ScopeOnly (rd is neither Skip nor Err).
+		if same && i == len(asked) && !q.ScopeOnly && !rd.StatusBlind {
+			asked = reads[:i+1]
+			continue
+		}
+		if same {
+			same = false
+			asked = append(make([]Read, 0, len(reads)), asked...)
+		}
 		asked = append(asked, q)
 	}
 	return asked
@@ -372,6 +401,16 @@ func (r *Reconciliation) place(t readTarget, o Observation) {
 	}
 	o.Item, o.val = t.item, nil // its value carries the element
 	r.snap.Observations[t.name].Each[t.index] = o
+}
+
+// seenObservation returns what this reconcile already read of key.
+func (r *Reconciliation) seenObservation(key readKey) (Observation, bool) {
+	for i := range r.seen {
+		if r.seen[i].key == key {
+			return r.seen[i].obs, true
+		}
+	}
+	return Observation{}, false
 }
 
 func (r *Reconciliation) pendingIndex(key readKey) int {
@@ -399,9 +438,13 @@ func (r *Reconciliation) observed(got []Observation) {
 			}
 			o = w
 		} else {
-			r.seen[p.key] = o
+			if r.seen == nil {
+				r.seen = make([]seenRead, 0, len(r.pending))
+			}
+			r.seen = append(r.seen, seenRead{p.key, o})
 		}
-		for _, t := range p.targets {
+		r.place(p.target, o)
+		for _, t := range p.more {
 			r.place(t, o)
 		}
 	}
@@ -419,7 +462,8 @@ func (r *Reconciliation) decide() {
 	r.d = d
 	snap := r.snap
 	if r.opts.Steps {
-		r.trace = append(r.trace, Entry{Snapshot: &snap, Decision: d})
+		traced := snap
+		r.trace = append(r.trace, Entry{Snapshot: &traced, Decision: d})
 	}
 	switch {
 	case d.Problem != nil:
@@ -450,7 +494,7 @@ func (r *Reconciliation) nextAction() {
 	for {
 		if r.action >= 0 {
 			if r.writes(r.d.Actions[r.action]) {
-				clear(r.seen) // a write may change what other reads return
+				r.seen = r.seen[:0] // a write may change what other reads return
 			}
 			if !next(r.d, r.results) {
 				r.resolveRoute()
@@ -495,6 +539,9 @@ func (r *Reconciliation) sent(res adapters.Result) {
 	req := pa.Requests[r.request]
 	ar := classify(r.v, pa, r.request, res)
 	if res.Outcome == adapters.OK && !req.DryRun && req.Verb != adapters.Get {
+		if r.written == nil {
+			r.written = map[adapters.Ref]map[string]any{}
+		}
 		switch {
 		case req.Verb == adapters.Delete:
 			r.written[req.Ref] = nil

@@ -133,7 +133,7 @@ func resolve(m *fsm.Machine, d *Decision, step *vars, results []ActionResult) (*
 	// The move enters the destination: its set blocks and condition blocks
 	// are the entry work looplab/fsm's callback does; the route's follow
 	// (and win). All are computed from the values before the transition.
-	w := &entryWork{v: v, t: t}
+	w := &entryWork{v: v, t: t, more: len(route.Set)}
 	to, err := m.Move(d.From, route.Event, w.enter)
 	if err != nil {
 		return nil, err
@@ -246,6 +246,7 @@ type entryWork struct {
 	sets       []assignment
 	conditions []conditionValue
 	err        error
+	more       int // the sets added after the destination's (the route's)
 }
 
 type assignment struct {
@@ -269,6 +270,9 @@ func (w *entryWork) add(sets []fsm.Assign, conds []fsm.Condition) {
 		if err != nil {
 			w.err = fmt.Errorf("transition %q set %s: %w", w.t.Name, a.Path, err)
 			return
+		}
+		if w.sets == nil {
+			w.sets = make([]assignment, 0, len(sets)+w.more)
 		}
 		w.sets = append(w.sets, assignment{a.Path, val})
 	}

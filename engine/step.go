@@ -82,6 +82,16 @@ func newVars(m *fsm.Machine, obj, mem map[string]any, obs map[string]Observation
 // mem is the machine's memory, which rules read as status; nil reads it
 // from obj.
 func newVarsOf(m *fsm.Machine, obj, mem map[string]any, canonical bool, obs map[string]Observation, now time.Time) (*vars, *Problem) {
+	v, problem := newVarsUnobserved(m, obj, mem, canonical, now)
+	v.observe(obs)
+	return v, problem
+}
+
+// newVarsUnobserved is newVarsOf binding no observation at all (not even
+// as skipped): the activation of the reads of a micro-step's first wave,
+// which read none (fsm.Observe.Wave), for a Reconciliation, which binds
+// them with observing before it steps.
+func newVarsUnobserved(m *fsm.Machine, obj, mem map[string]any, canonical bool, now time.Time) (*vars, *Problem) {
 	self := obj
 	if !canonical {
 		self, _ = library.Canonical(obj).(map[string]any)
@@ -94,7 +104,6 @@ func newVarsOf(m *fsm.Machine, obj, mem map[string]any, canonical bool, obs map[
 	v := &vars{m: m, self: self, status: mem, now: now}
 	var problem *Problem
 	v.params, problem = params(m, self, v)
-	v.observe(obs)
 	return v, problem
 }
 

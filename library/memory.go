@@ -43,7 +43,10 @@ type memoryTables struct {
 	schedules    *memo.Table[scheduleKey, parsedSchedule]
 
 	lastMu    sync.Mutex
-	lastLists map[string]*listed // see claimantList
+	lastLists map[listKey]*listed // see claimantList
+
+	orderMu sync.Mutex
+	orders  []claimOrder // see claimOrderOf
 }
 
 // NewMemory returns an empty memory whose functions ask frozen (nil: no

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
+	"github.com/google/cel-go/common/types/traits"
 	"github.com/zeebo/xxh3"
 
 	"github.com/statecraft/statecraft/jsonvalue"
@@ -187,7 +189,10 @@ var StatusBlind = map[string]bool{"objpatch.arbitrate": true}
 // a valid self, not being deleted, listed as it is, takes its verdict from
 // there. Any other self is arbitrated on its own.
 func (mem *Memory) ArbitrateClaims(patches []any, self map[string]any, order []string) map[string]any {
-	o := newClaimOrder(order)
+	return mem.arbitrate(patches, self, mem.claimOrderOf(order, nil))
+}
+
+func (mem *Memory) arbitrate(patches []any, self map[string]any, o claimOrder) map[string]any {
 	l := mem.claimantList(patches, o)
 	if l.holds(mem, self, o) {
 		all := mem.tables().listVerdicts.Get(l.key, func() map[nsName]listedVerdict {
@@ -212,16 +217,66 @@ func (mem *Memory) ArbitrateClaims(patches []any, self map[string]any, order []s
 // A claimOrder is the order of arbitration a rule file gives: the paths of
 // the fields compared in turn, and a key naming it in memos.
 type claimOrder struct {
+	order []string
 	key   string
 	paths [][]string
+	// claimant is the key of claimant fingerprints in this order (see
+	// claimantFingerprintOf).
+	claimant string
 }
 
 func newClaimOrder(order []string) claimOrder {
-	o := claimOrder{key: strings.Join(order, "\x00")}
+	o := claimOrder{order: slices.Clone(order), key: strings.Join(order, "\x00")}
 	for _, p := range order {
 		o.paths = append(o.paths, strings.Split(p, "."))
 	}
+	o.claimant = "objpatch.claimant\x00" + o.key
 	return o
+}
+
+// maxClaimOrders bounds the orders a Memory keeps parsed (a rule file
+// gives one or a few).
+const maxClaimOrders = 16
+
+// claimOrderOf returns the claimOrder of order, or, when list is set (a
+// CEL list of paths; order is then nil), of that list: parsed once per
+// Memory, as every check of every patch arbitrates in the same order.
+func (mem *Memory) claimOrderOf(order []string, list traits.Lister) claimOrder {
+	t := mem.tables()
+	t.orderMu.Lock()
+	for _, o := range t.orders {
+		if (list != nil && o.sameList(list)) || (list == nil && slices.Equal(o.order, order)) {
+			t.orderMu.Unlock()
+			return o
+		}
+	}
+	t.orderMu.Unlock()
+	if list != nil {
+		for _, f := range ToGo(list).([]any) {
+			order = append(order, fmt.Sprint(f))
+		}
+	}
+	o := newClaimOrder(order)
+	t.orderMu.Lock()
+	if len(t.orders) < maxClaimOrders {
+		t.orders = append(t.orders, o)
+	}
+	t.orderMu.Unlock()
+	return o
+}
+
+// sameList reports whether list holds the strings of o's order.
+func (o claimOrder) sameList(list traits.Lister) bool {
+	n, ok := list.Size().(types.Int)
+	if !ok || int(n) != len(o.order) {
+		return false
+	}
+	for i, p := range o.order {
+		if s, ok := list.Get(types.Int(i)).(types.String); !ok || string(s) != p {
+			return false
+		}
+	}
+	return true
 }
 
 // rank is a patch's place in the order: the value of each field, a
@@ -282,8 +337,9 @@ func (mem *Memory) claimantList(patches []any, o claimOrder) *listed {
 		}
 	}
 	t := mem.tables()
+	lk := listKey{ns, o.key}
 	t.lastMu.Lock()
-	last := t.lastLists[ns+"\x00"+o.key]
+	last := t.lastLists[lk]
 	t.lastMu.Unlock()
 	if last != nil && last.sameMembers(patches) {
 		return last
@@ -306,12 +362,15 @@ func (mem *Memory) claimantList(patches []any, o claimOrder) *listed {
 	}
 	t.lastMu.Lock()
 	if t.lastLists == nil || len(t.lastLists) >= 4096 {
-		t.lastLists = map[string]*listed{}
+		t.lastLists = map[listKey]*listed{}
 	}
-	t.lastLists[ns+"\x00"+o.key] = l
+	t.lastLists[lk] = l
 	t.lastMu.Unlock()
 	return l
 }
+
+// listKey names the last list arbitrated in a namespace in an order.
+type listKey struct{ namespace, order string }
 
 // sameMembers reports whether items holds the same maps in the same order
 // as l, each frozen when l was made (their owners promised not to change
@@ -356,7 +415,7 @@ func (l *listed) holds(mem *Memory, self map[string]any, o claimOrder) bool {
 // claimantFingerprintOf is claimantFingerprint, remembered on a frozen obj.
 func (mem *Memory) claimantFingerprintOf(obj map[string]any, o claimOrder) jsonvalue.Fingerprint {
 	frozen := mem.frozen()
-	return jsonvalue.Remember(frozen, obj, "objpatch.claimant\x00"+o.key, func() jsonvalue.Fingerprint { return claimantFingerprint(frozen, obj, o) })
+	return jsonvalue.Remember(frozen, obj, o.claimant, func() jsonvalue.Fingerprint { return claimantFingerprint(frozen, obj, o) })
 }
 
 // claimantFingerprint fingerprints what arbitration reads of one patch:
@@ -375,10 +434,22 @@ func claimantFingerprint(frozen *jsonvalue.Registry, obj map[string]any, o claim
 	}
 	for _, p := range o.paths {
 		v, _ := jsonvalue.Lookup(obj, p)
-		b = append(append(fmt.Appendf(b, "%T", v), fmt.Sprint(v)...), 0)
+		b = append(appendTyped(b, v), 0)
 	}
 	b = append(b, buf[:]...)
 	return jsonvalue.Fingerprint{xxh3.HashSeed(b, claimantSeeds[0]), xxh3.HashSeed(b, claimantSeeds[1])}
+}
+
+// appendTyped appends v's Go type and value, as fmt's %T and %v print
+// them; strings (names, timestamps) and nil without fmt.
+func appendTyped(b []byte, v any) []byte {
+	switch x := v.(type) {
+	case string:
+		return append(append(b, "string"...), x...)
+	case nil:
+		return append(b, "<nil><nil>"...)
+	}
+	return fmt.Append(fmt.Appendf(b, "%T", v), v)
 }
 
 // claimantSeeds are fixed, so that every run fingerprints alike.
@@ -519,11 +590,11 @@ func (mem *Memory) arbitrateFn(args ...ref.Val) ref.Val {
 	if !ok {
 		return types.NewErr("objpatch.arbitrate: second argument is not an object")
 	}
-	var order []string
-	for _, f := range ToGo(args[2]).([]any) {
-		order = append(order, fmt.Sprint(f))
+	order, ok := args[2].(traits.Lister)
+	if !ok {
+		return types.NewErr("objpatch.arbitrate: third argument is not a list")
 	}
-	return canonicalToCEL(mem.ArbitrateClaims(list, s, order)) // strings and bools
+	return canonicalToCEL(mem.arbitrate(list, s, mem.claimOrderOf(nil, order))) // strings and bools
 }
 
 func (mem *Memory) objRetainedFn(obj, spec ref.Val) ref.Val {
