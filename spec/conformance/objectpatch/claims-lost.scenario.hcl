@@ -2,9 +2,9 @@
 # claim when an older patch's spec comes to claim the same field, from
 # Applied and from NeedsUpdate alike. second's label tier drifts at 1m
 # (found at 5m, repair due at 10m). At 6m first, the oldest, is edited to
-# set labels tier and team as well: third, Applied, loses team at its next
-# check (10m); second loses tier at its deadline (10m), without the
-# deadline.
+# set labels tier and team as well, to the values the others want (so
+# their targets match again): third, Applied, loses team at its next check
+# (10m); second loses tier at its deadline (10m), without the deadline.
 scenario "an applied patch loses its claim" {
   rules   = ["objectpatch"]
   run_for = "20m"
@@ -22,7 +22,7 @@ scenario "an applied patch loses its claim" {
   }
   at "6m" {
     patch "ObjectPatch/patches-demo/first" {
-      merge = { spec = { patch = { metadata = { labels = { owner = "1", tier = "1", team = "1" } } } } }
+      merge = { spec = { patch = { metadata = { labels = { owner = "1", tier = "2", team = "3" } } } } }
     }
   }
   expect "6m" {
@@ -46,7 +46,7 @@ scenario "an applied patch loses its claim" {
   }
   expect "10m" {
     object = "Deployment/patches-demo/application"
-    fields = { "metadata.labels.tier" = "1", "metadata.labels.team" = "1" }
+    fields = { "metadata.labels.tier" = "2", "metadata.labels.team" = "3" }
   }
 
   # The reapply annotation on third, still losing: accepted (and cleared),

@@ -6,7 +6,8 @@
 # reapply annotation on unsupported-patch at 1m is not accepted at first
 # (patching the annotation away fails): Error, ReapplyNotAccepted, tried
 # again requeueInterval later; at 6m it is accepted and the new cycle
-# applies the patch.
+# applies the patch. target-later waits for its ConfigMap, created at 2m,
+# and patches it at its next look, at 5m.
 scenario "patch outcomes NotFound and unsupported, and a reapply not accepted" {
   rules   = ["objectpatch"]
   run_for = "30m"
@@ -97,5 +98,24 @@ scenario "patch outcomes NotFound and unsupported, and a reapply not accepted" {
     state  = "Applied"
     reason = "Applied"
     fields = { "status.message" = null, "status.driftRetryCount" = 0 }
+  }
+
+  # target-later's ConfigMap appears at 2m; the patch looks for it every
+  # requeueInterval (5m), so it is patched at 5m, not before.
+  at "2m" {
+    create = ["later-configmap.yaml"]
+  }
+  expect "4m59s" {
+    object = "ObjectPatch/patches-demo/target-later"
+    state  = "Pending"
+    reason = "TargetNotFound"
+  }
+  expect "4m59s" {
+    object = "ConfigMap/patches-demo/later"
+    fields = { "data.mode" = "old" }
+  }
+  expect "5m" {
+    object = "ConfigMap/patches-demo/later"
+    fields = { "data.mode" = "new" }
   }
 }
