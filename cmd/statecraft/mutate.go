@@ -57,6 +57,7 @@ func runMutate(dirs []string, f mutateFlags, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	all := ms
 	if ms, err = selectMutants(ms, f.match, f.sample); err != nil {
 		return err
 	}
@@ -88,6 +89,7 @@ func runMutate(dirs []string, f mutateFlags, stdout, stderr io.Writer) error {
 			equiv[id] = why
 		}
 	}
+	dropUnselected(equiv, all, ms)
 	known := map[string]bool{}
 	knownFiles := []string{}
 	if f.known != "" {
@@ -145,8 +147,24 @@ func runMutate(dirs []string, f mutateFlags, stdout, stderr io.Writer) error {
 	return nil
 }
 
+// dropUnselected removes from equiv the mutants of all that selected
+// leaves out: a declared equivalent that exists but that --sample or
+// --match does not run is not stale; one that names no mutant at all
+// stays, and is reported stale.
+func dropUnselected(equiv map[string]string, all, selected []*mutate.Mutant) {
+	in := make(map[string]bool, len(selected))
+	for _, m := range selected {
+		in[m.ID] = true
+	}
+	for _, m := range all {
+		if !in[m.ID] {
+			delete(equiv, m.ID)
+		}
+	}
+}
+
 // selectMutants keeps the mutants whose ID matches the regular expression
-// (when given) and, with sample N > 1, those whose ID hashes to 0 modulo N:
+// match (when given) and, with sample N > 1, those whose ID hashes to 0 modulo N:
 // a fixed subset that does not move when lines do.
 func selectMutants(ms []*mutate.Mutant, match string, sample int) ([]*mutate.Mutant, error) {
 	var re *regexp.Regexp

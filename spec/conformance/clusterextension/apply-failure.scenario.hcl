@@ -1,7 +1,8 @@
 # Applying the ClusterObjectDeployment fails twice (the server is
 # unavailable): the extension reports Progressing=True/Retrying with the
 # error and, with nothing installed, Installed=False/Failed; it tries again
-# every retry_interval (10s) and installs the bundle on the third attempt.
+# every retry_interval (10s), not sooner, and installs the bundle on the
+# third attempt, at 20s.
 scenario "applying the COD fails, then succeeds" {
   rules   = ["clusterextension", "clusterobjectdeployment", "clusterobjectset"]
   run_for = "2m"
@@ -31,6 +32,36 @@ scenario "applying the COD fails, then succeeds" {
   expect "5s" {
     object = "ClusterObjectDeployment/cache"
     absent = true
+  }
+
+  # Both sides of each retry: retry_interval (10s) after the failure.
+  expect "9s" {
+    writes {
+      verb  = "patch"
+      kind  = "ClusterObjectDeployment"
+      count = 1
+    }
+  }
+  expect "10s" {
+    writes {
+      verb  = "patch"
+      kind  = "ClusterObjectDeployment"
+      count = 2
+    }
+  }
+  expect "19s" {
+    writes {
+      verb  = "patch"
+      kind  = "ClusterObjectDeployment"
+      count = 2
+    }
+  }
+  expect "20s" {
+    writes {
+      verb  = "patch"
+      kind  = "ClusterObjectDeployment"
+      count = 3
+    }
   }
 
   expect "30s" {

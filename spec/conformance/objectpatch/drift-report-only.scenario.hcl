@@ -28,6 +28,7 @@ scenario "drift without spec.drift is reported, repaired only on reapply" {
     reason = "Drifted"
     fields = {
       "status.outcome"                    = "Failure"
+      "status.proposal"                   = "FAILED"
       "status.conditions[Drifted].status" = "True"
       "status.conditions[Drifted].reason" = "Drifted"
       "status.conditions[Ready].status"   = "False"

@@ -33,6 +33,7 @@ scenario "API server rejections" {
       "status.outcome"                  = "Failure"
       "status.conditions[Ready].status" = "False"
       "status.message"                  = "admission webhook \"scenario reject\" denied the request: label managed-by is reserved"
+      "status.lastAttemptTime"          = "2026-01-01T00:00:00Z"
     }
   }
   expect "1m" {
@@ -47,13 +48,13 @@ scenario "API server rejections" {
     object = "ObjectPatch/patches-demo/live"
     state  = "Error"
     reason = "LivePatchRejected"
-    fields = { "status.message" = "admission webhook \"scenario reject\" denied the request: statefulsets are frozen" }
+    fields = { "status.message" = "admission webhook \"scenario reject\" denied the request: statefulsets are frozen", "status.lastAttemptTime" = "2026-01-01T00:00:00Z" }
   }
   expect "1m" {
     object = "ObjectPatch/patches-demo/not-retained"
     state  = "Error"
     reason = "PatchNotApplied"
-    fields = { "status.lastAppliedTime" = null }
+    fields = { "status.lastAppliedTime" = null, "status.lastAttemptTime" = "2026-01-01T00:00:00Z" }
   }
   # Terminal: nothing is retried.
   expect "30m" {

@@ -11,6 +11,7 @@ scenario "a patch may not target itself" {
     reason = "SelfTargetNotAllowed"
     fields = {
       "status.outcome"                  = "Failure"
+      "status.proposal"                 = "FAILED"
       "status.conditions[Ready].status" = "False"
       "metadata.labels"                 = null
     }
