@@ -58,6 +58,14 @@ func gcCycles() uint64 {
 	return s[0].Value.Uint64()
 }
 
+// runtimeCPU is the runtime's estimate of the CPU seconds its collector
+// and its scavenger have taken so far.
+func runtimeCPU() (gc, scavenge float64) {
+	s := []metrics.Sample{{Name: "/cpu/classes/gc/total:cpu-seconds"}, {Name: "/cpu/classes/scavenge/total:cpu-seconds"}}
+	metrics.Read(s)
+	return s[0].Value.Float64(), s[1].Value.Float64()
+}
+
 // countingWriter counts the bytes written to it and keeps none.
 type countingWriter int64
 
@@ -162,6 +170,7 @@ func benchSimulate(b *testing.B, c simCase) {
 	var out countingWriter
 	var cpu time.Duration
 	var cycles uint64
+	var gcCPU, scavCPU float64
 	var limit int64
 	b.ResetTimer()
 	for range b.N {
@@ -184,6 +193,7 @@ func benchSimulate(b *testing.B, c simCase) {
 		}
 		stop := watchHeap()
 		cpu0, gc0 := cpuTime(), gcCycles()
+		gcCPU0, scavCPU0 := runtimeCPU()
 		var err error
 		res, err = scenario.Run(ctx, s, ms, opts)
 		if tw != nil && err == nil {
@@ -192,6 +202,9 @@ func benchSimulate(b *testing.B, c simCase) {
 		peak = max(peak, stop())
 		cpu += cpuTime() - cpu0
 		cycles += gcCycles() - gc0
+		gcCPU1, scavCPU1 := runtimeCPU()
+		gcCPU += gcCPU1 - gcCPU0
+		scavCPU += scavCPU1 - scavCPU0
 		// The soft memory limit (internal/batch.TuneGC renews it after
 		// every collection) at the end of the run.
 		limit = debug.SetMemoryLimit(-1)
@@ -241,6 +254,11 @@ func benchSimulate(b *testing.B, c simCase) {
 	// Collections during the run, and the memory limit at its end (none:
 	// math.MaxInt64, reported as 0).
 	b.ReportMetric(float64(cycles)/float64(b.N), "gc-cycles")
+	// The runtime's estimates of the CPU time its collector (marking,
+	// assists, pauses) and its scavenger (returning memory to the system
+	// to stay under the limit) took.
+	b.ReportMetric(gcCPU/float64(b.N), "gc-cpu-s/op")
+	b.ReportMetric(scavCPU/float64(b.N), "scavenge-cpu-s/op")
 	if limit == math.MaxInt64 {
 		limit = 0
 	}
