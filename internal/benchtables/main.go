@@ -58,7 +58,7 @@ var tables = []table{
 		}},
 	{name: "compile", prefixes: []string{"Compile"}, summary: []string{"ns/op"}},
 	{name: "sim", prefixes: []string{"SimulateDrift", "SimulateDriftDay", "SimulateDriftShort"},
-		columns: []string{"ns/op", "cpu-s/op", "stepped", "skipped", "B/op", "allocs/op", "peak-heap-MB", "trace-lines", "µs/stepped", "step-hot-µs", "stepped/step-hot"},
+		columns: []string{"ns/op", "cpu-s/op", "stepped", "skipped", "B/op", "allocs/op", "peak-heap-MB", "gc-cycles", "mem-limit-MB", "trace-lines", "µs/stepped", "step-hot-µs", "stepped/step-hot"},
 		summary: []string{"ns/op", "cpu-s/op", "peak-heap-MB", "stepped/step-hot"}},
 	{name: "kube", prefixes: []string{"ConvergeObjectPatches"},
 		columns: []string{"s/converge", "objects/s", "cpu-ms/object", "controlplane-cpu-ms/object", "alloc-B/object", "requests/object", "reconciles/object"},
