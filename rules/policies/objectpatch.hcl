@@ -314,8 +314,11 @@ machine "objectpatch" {
     after   = "param.requeue_interval"
   }
 
+  # Also while a drift repair waits: the repair has nothing to repair,
+  # and its deadline goes (a patch resting with its deadline past would
+  # be woken at once, again and again).
   transition "target gone" {
-    from    = [Applied]
+    from    = [Applied, NeedsUpdate]
     when    = "target.outcome == 'not_found'"
     to      = NeedsUpdate
     reason  = TargetMissing
