@@ -195,8 +195,14 @@ func (c *Controller) owns(ref adapters.Ref) bool {
 
 // onChange turns informer events into queue entries: a driven object when
 // someone else changed it (not for its status alone, which this controller
-// writes), and the driven controller owner of any changed object.
+// writes), and the driven controller owner of any changed object. An
+// update that keeps the resourceVersion changed nothing: an informer's
+// resync, or its list after a broken watch, hands every object it holds
+// again, and owners woken by those would be reconciled without cause.
 func (c *Controller) onChange(gvk schema.GroupVersionKind, old, obj *unstructured.Unstructured) {
+	if old != nil && obj != nil && old.GetResourceVersion() == obj.GetResourceVersion() {
+		return
+	}
 	cur := obj
 	if cur == nil {
 		cur = old

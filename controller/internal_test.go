@@ -5,8 +5,13 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/util/workqueue"
 
+	"github.com/statecraft/statecraft/adapters"
+	"github.com/statecraft/statecraft/fsm"
 	"github.com/statecraft/statecraft/jsonvalue"
+	"github.com/statecraft/statecraft/rules"
 )
 
 // The informers freeze what they store and thaw what they replace or
@@ -54,5 +59,37 @@ func TestDeepEqual(t *testing.T) {
 				t.Errorf("deepEqual(%#v, %#v) = %v, reflect.DeepEqual %v", a, b, got, want)
 			}
 		}
+	}
+}
+
+// An informer's resync or relist hands an unchanged object (the same
+// resourceVersion) as an update: it wakes neither the object nor its
+// driven owner; a changed one wakes the owner.
+func TestOnChangeIgnoresUnchanged(t *testing.T) {
+	owner := schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Parent"}
+	child := schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}
+	c := &Controller{
+		machines: map[schema.GroupVersionKind]*fsm.Machine{owner: {Name: "parent", Resources: []*rules.Resource{{APIVersion: "example.com/v1", Kind: "Parent", Scope: "Namespaced"}}}},
+		queue:    workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[adapters.Ref]()),
+	}
+	defer c.queue.ShutDown()
+	obj := func(rv, data string) *unstructured.Unstructured {
+		return &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "v1", "kind": "ConfigMap",
+			"metadata": map[string]any{"name": "c", "namespace": "ns", "resourceVersion": rv,
+				"ownerReferences": []any{map[string]any{"apiVersion": "example.com/v1", "kind": "Parent", "name": "p", "uid": "u", "controller": true}}},
+			"data": map[string]any{"k": data},
+		}}
+	}
+	c.onChange(child, obj("5", "a"), obj("5", "a"))
+	if n := c.queue.Len(); n != 0 {
+		t.Fatalf("an unchanged object (same resourceVersion) queued %d objects", n)
+	}
+	c.onChange(child, obj("5", "a"), obj("6", "b"))
+	if n := c.queue.Len(); n != 1 {
+		t.Fatalf("a changed object queued %d objects, want its owner", n)
+	}
+	if got, _ := c.queue.Get(); got != (adapters.Ref{APIVersion: "example.com/v1", Kind: "Parent", Namespace: "ns", Name: "p"}) {
+		t.Errorf("queued %v, want the owner", got)
 	}
 }

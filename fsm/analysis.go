@@ -353,7 +353,7 @@ func (a *analyzer) checkCycle(cyc []edge, seen map[string]bool) {
 			conj = append(conj, a.conjuncts(p)...)
 		}
 	}
-	if contradictory(conj) || a.orderBound(cyc, written) {
+	if contradictory(conj) || a.orderBound(cyc, written) || a.worldBound(cyc) {
 		return
 	}
 	// Report each set of transitions once, at the first declared.
@@ -428,6 +428,49 @@ func (a *analyzer) writes(r *Route) map[string]bool {
 		w[strings.SplitN(s.Path, ".", 2)[0]] = true
 	}
 	return w
+}
+
+// worldBound tells a cycle one of whose transitions writes to the world
+// (an action other than get, event or a dry run) and guards on an
+// observation: the engine observes again before each micro-step, so the
+// write changes what the guard is evaluated on (adopting the objects a
+// guard lists empties the list). Whether the write reaches what is
+// observed is not checked.
+func (a *analyzer) worldBound(cyc []edge) bool {
+	for _, e := range cyc {
+		if e.t.When == nil || len(a.observationReads(e.t.When)) == 0 {
+			continue
+		}
+		for _, act := range e.t.Actions {
+			if act.Verb != "get" && act.Verb != "event" && !act.DryRun {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// observationReads lists the observations p reads, directly or through
+// the lets it reads.
+func (a *analyzer) observationReads(p *Program) map[string]bool {
+	out := map[string]bool{}
+	var visit func(p *Program, depth int)
+	visit = func(p *Program, depth int) {
+		i := a.info[p]
+		if i == nil || depth > len(a.m.Lets)+1 {
+			return
+		}
+		for n := range i.idents {
+			if a.obs[n] {
+				out[n] = true
+			}
+			if l := a.lets[n]; l != nil && l.Value != nil && l.Value != p {
+				visit(l.Value, depth+1)
+			}
+		}
+	}
+	visit(p, 0)
+	return out
 }
 
 // statusReads returns the top-level status fields an expression reads,

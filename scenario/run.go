@@ -81,6 +81,9 @@ type runner struct {
 	// cluster.
 	changes changeWatcher
 	watches watches
+	// visibleWake is the latest step taken for a FaultCluster's lagged
+	// write to become visible.
+	visibleWake time.Time
 }
 
 // Run executes a scenario on a fresh simulated cluster (or the cluster
@@ -210,6 +213,9 @@ func Run(ctx context.Context, s *Scenario, ms []*fsm.Machine, opts Options) (*Re
 		case itemControllers:
 			r.runControllers()
 		}
+		if hooks, ok := r.cluster.(reconcileHooks); ok {
+			r.wakeFor(hooks)
+		}
 	}
 	return r.res, nil
 }
@@ -309,9 +315,17 @@ func (r *runner) reconcile(ctx context.Context, d *driven) error {
 	r.current = ref
 	r.res.Reconciles++
 	d.rest = resting{}
+	hooks, _ := r.cluster.(reconcileHooks)
+	if hooks != nil {
+		hooks.beginReconcile(ref)
+	}
 	rep := engine.Drive(ctx, r.cluster, engine.Start(m, ref, r.clock.Now(), engine.Options{Certify: r.changes != nil, Steps: r.opts.Steps != nil}), r)
 	r.flush(true)
 	r.current = adapters.Ref{}
+	if hooks != nil && hooks.endReconcile() {
+		r.restart() // the engine crashed in this reconcile: a new one starts
+		return nil
+	}
 	if rep.Err == nil && rep.Certificate != nil && r.sawNow(m, ref, rep, *rep.Certificate) {
 		r.rest(d, *rep.Certificate)
 	}

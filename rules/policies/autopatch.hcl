@@ -94,7 +94,7 @@ machine "autopatch" {
 
   # ---- A tick reads only the installation while off and not halted; the
   # locks of ADR 0043 are Leases labelled with their cluster's name. ----
-  let "reading" { value = "enabled || status.?state.orValue('Off') in ['Active', 'Halted', 'Creating']" }
+  let "reading" { value = "enabled || status.?state.orValue('Off') in ['Active', 'Halted', 'Starting']" }
   observe "clusters" {
     when = "reading"
     list = "{'apiVersion': 'ichor.maesh.dev/v1alpha1', 'kind': 'TalosCluster', 'namespace': ''}"
@@ -230,11 +230,20 @@ machine "autopatch" {
        'metadata': {'name': op_name, 'namespace': next.namespace, 'labels': {'ichor.maesh.dev/cluster': next.name}, 'annotations': {'ichor.maesh.dev/auto-patch': 'true', 'ichor.maesh.dev/started-by': 'ichor-auto-patch', 'ichor.maesh.dev/from-version': next.from}}}
     CEL
   }
-  let "pending" { value = "status.?autoPatch.?pending.orValue({})" }
-  let "pending_tries" { value = "int(pending.?tries.orValue(0))" }
+  # A start decided and recorded, not finished: its cluster as now read, the
+  # version there, unfinished operations of it other than its own, and the
+  # creates of the operation tried.
+  let "starting" { value = "status.?autoPatch.?starting.orValue({})" }
+  let "starting_cluster" { value = "clusters.items.filter(c, key(c) == starting.?cluster.orValue(''))" }
+  let "starting_version" { value = "size(starting_cluster) > 0 ? starting_cluster[0].spec[?starting.field].orValue('') : ''" }
+  let "starting_busy" { value = "operations.items.filter(o, o.?status.?phase.orValue('Pending') in ['Pending', 'Running', 'Paused'] && cluster_of(o) == starting.?cluster.orValue('') && key(o) != key(starting.operation))" }
+  let "starting_tries" { value = "int(starting.?tries.orValue(0))" }
+  # Guard 7's record of the start: from its first try of the create on.
+  let "started_now" { value = "starting_tries == 0 ? patch.merge(started_record, {starting.cluster: string(now)}) : started_record" }
 
   # ---- States. Active holds no halt: entering it clears the last one.
-  # Creating: a start's version is written, its operation not yet. ----
+  # Starting: a start is decided and recorded, its version or its
+  # operation not yet written (an engine stopped, or the create failed). ----
   state "Off" {
     initial    = true
     conditions = { AutoPatchHalted = False }
@@ -247,7 +256,7 @@ machine "autopatch" {
     jitter     = "param.tick_jitter"
     set        = { "autoPatch.haltedOperation" = "null", "autoPatch.haltCause" = "null", "autoPatch.haltedCluster" = "null", "autoPatch.haltedSince" = "null" }
   }
-  state "Creating" {
+  state "Starting" {
     conditions = { AutoPatchHalted = False }
     recheck    = "param.create_retry_delay"
   }
@@ -297,21 +306,11 @@ machine "autopatch" {
     reason = Disabled
     set    = { "autoPatch.blocked" = "null" }
   }
-  # A halt stops every cluster; condition, record, Warning Event (section 5).
+  # A halt stops every cluster; condition, record (section 5), and one
+  # Warning Event per halted operation, also for a start that halts.
   transition "halt" {
-    from = [Active]
-    when = "size(halting) > 0"
-    do "event" {
-      verb       = event
-      type       = Warning
-      reason     = AutoPatchHalted
-      action     = Halt
-      message    = "halt_message"
-      name       = "self.metadata.name + '.autopatchhalted.' + key(halting[0]).replace('/', '.')"
-      regarding  = "ref(self)"
-      related    = "ref(halting[0])"
-      controller = "ichor.maesh.dev/auto-patch"
-    }
+    from    = [Active]
+    when    = "size(halting) > 0"
     to      = Halted
     reason  = AutoPatchHalted
     message = "halt_message"
@@ -320,12 +319,9 @@ machine "autopatch" {
       "autoPatch.haltCause"       = "'Paused'"
       "autoPatch.haltedCluster"   = "cluster_of(halting[0])"
       "autoPatch.haltedSince"     = "halting[0].metadata.creationTimestamp"
-      "autoPatch.announced"       = "key(halting[0])"
       "autoPatch.blocked"         = "null"
     }
   }
-
-  # ---- Halted: announce a halt from Creating (no operation); the ends. ----
   transition "announce halt" {
     from = [Halted]
     when = "status.?autoPatch.?announced.orValue('') != halted_name"
@@ -337,11 +333,10 @@ machine "autopatch" {
       message    = "status.?message.orValue('')"
       name       = "self.metadata.name + '.autopatchhalted.' + halted_name.replace('/', '.')"
       regarding  = "ref(self)"
+      related    = "size(halted_op) > 0 ? dyn(ref(halted_op[0])) : dyn(null)"
       controller = "ichor.maesh.dev/auto-patch"
     }
-    reason  = OperationNotCreated
-    message = "status.?message.orValue('')"
-    set     = { "autoPatch.announced" = "halted_name" }
+    set = { "autoPatch.announced" = "halted_name" }
   }
   transition "halt ends" {
     from    = [Halted]
@@ -363,8 +358,12 @@ machine "autopatch" {
     set     = { "autoPatch.blocked" = "gate.reason == '' && size(views) > 0 ? dyn(summary) : null" }
   }
 
-  # ---- A start (section 4): dry-run, write the version (compare-and-set by
-  # resourceVersion) and create the operation as ichor-auto-patch; Event. ----
+  # ---- A start (section 4), in two reconciles: the dry-run, and the start
+  # recorded in status, so that an engine that stops after writing the
+  # version finds the start it decided and finishes it (seed 004: the
+  # patcher "does not leave the half-start unseen"); then the version
+  # written (compare-and-set by resourceVersion) and the operation created
+  # as ichor-auto-patch; Event. ----
   transition "start patch" {
     from = [Active]
     when = "wait_reason == ''"
@@ -375,87 +374,102 @@ machine "autopatch" {
       dry_run  = true
       identity = "identity"
     }
+    to      = Starting
+    reason  = StartDecided
+    message = "next.key + ': ' + next.component + ' ' + next.from + ' → ' + next.to + ' by ' + next.namespace + '/' + op_name + ' decided'"
+    set     = { "autoPatch.starting" = "{'operation': op_body, 'cluster': next.key, 'component': next.component, 'field': next.field, 'from': next.from, 'to': next.to}", "autoPatch.blocked" = "null" }
+    after   = "duration('0s')"
+    # Nothing written: the next tick.
+    on "dry_run" "*" {
+      to     = Active
+      reason = StartRefused
+      set    = {}
+      after  = "param.tick"
+    }
+  }
+  # The cluster changed since the start was decided (its version set by
+  # someone else, another operation of it unfinished, gone): given up.
+  transition "start abandoned" {
+    from    = [Starting]
+    when    = "reads_ok && (size(starting_cluster) == 0 || !(starting_version in [starting.from, starting.to]) || size(starting_busy) > 0)"
+    to      = Active
+    reason  = VersionChanged
+    message = "starting.cluster + ' changed since the start of ' + key(starting.operation) + ' was decided: ' + (starting_tries == 0 ? 'nothing is written' : 'the operation is not created')"
+    set     = { "autoPatch.starting" = "null" }
+  }
+  transition "write version" {
+    from = [Starting]
+    when = "reads_ok"
+    # Written once: not again after a failed create, or by an engine that
+    # stopped after writing it.
     do "version" {
       verb     = update
-      target   = "ref(next.cluster)"
-      body     = "patch.merge(next.cluster, {'spec': {next.field: next.to}, 'status': null})"
+      when     = "starting_version == starting.from"
+      target   = "ref(starting_cluster[0])"
+      body     = "patch.merge(starting_cluster[0], {'spec': {starting.field: starting.to}, 'status': null})"
       identity = "identity"
-      expect   = "result.spec[next.field] == next.to"
+      expect   = "result.spec[starting.field] == starting.to"
     }
     do "create" {
       verb     = create
-      target   = "ref(op_body)"
-      body     = "op_body"
+      target   = "ref(starting.operation)"
+      body     = "starting.operation"
       identity = "identity"
     }
     do "event" {
       verb       = event
       reason     = AutoPatchStarted
       action     = Upgrade
-      message    = "'automatic patch of ' + next.component + ' from ' + next.from + ' to ' + next.to + ': ' + next.namespace + '/' + op_name"
-      name       = "op_name + '.autopatchstarted'"
-      regarding  = "ref(next.cluster)"
-      related    = "ref(op_body)"
+      message    = "'automatic patch of ' + starting.component + ' from ' + starting.from + ' to ' + starting.to + ': ' + key(starting.operation)"
+      name       = "starting.operation.metadata.name + '.autopatchstarted'"
+      regarding  = "ref(starting_cluster[0])"
+      related    = "ref(starting.operation)"
       controller = "ichor.maesh.dev/auto-patch"
     }
     to      = Active
     reason  = AutoPatchStarted
-    message = "next.key + ': ' + next.component + ' ' + next.from + ' → ' + next.to + ' by ' + next.namespace + '/' + op_name"
-    set     = { "autoPatch.lastOperation" = "next.namespace + '/' + op_name", "autoPatch.started" = "patch.merge(started_record, {next.key: string(now)})", "autoPatch.blocked" = "null" }
+    message = "starting.cluster + ': ' + starting.component + ' ' + starting.from + ' → ' + starting.to + ' by ' + key(starting.operation) + (starting_tries == 0 ? '' : ' (created at try ' + string(starting_tries + 1) + ')')"
+    set     = { "autoPatch.lastOperation" = "key(starting.operation)", "autoPatch.started" = "started_now", "autoPatch.starting" = "null" }
+    # The operation exists: created by an engine that stopped after it.
+    on "create" "conflict" {
+      message = "starting.cluster + ': ' + key(starting.operation) + ' exists'"
+    }
     # The version is written, the operation is not: try again, then halt.
     on "create" "*" {
-      to     = Creating
-      reason = OperationNotCreated
-      set    = { "autoPatch.pending" = "{'operation': op_body, 'cluster': next.key, 'tries': 1}", "autoPatch.started" = "patch.merge(started_record, {next.key: string(now)})" }
-      after  = "param.create_retry_delay"
-    }
-    # Nothing written (a person's edit is never overwritten): the next tick.
-    on "*" "*" {
-      reason  = "last.action == 'dry_run' ? 'StartRefused' : last.outcome == 'conflict' ? 'VersionChanged' : 'VersionNotWritten'"
-      reasons = [StartRefused, VersionChanged, VersionNotWritten]
-      set     = {}
-      after   = "param.tick"
-    }
-  }
-  transition "create operation again" {
-    from = [Creating]
-    do "create" {
-      verb     = create
-      target   = "ref(pending.operation)"
-      body     = "pending.operation"
-      identity = "identity"
-    }
-    to      = Active
-    reason  = AutoPatchStarted
-    message = "key(pending.operation) + ' created at try ' + string(pending_tries + 1)"
-    set     = { "autoPatch.lastOperation" = "key(pending.operation)", "autoPatch.pending" = "null" }
-    on "create" "*" {
-      when    = "pending_tries + 1 >= param.create_tries"
+      when    = "starting_tries + 1 >= param.create_tries"
       to      = Halted
       reason  = OperationNotCreated
-      message = "'the version of ' + pending.cluster + ' was written but ' + key(pending.operation) + ' could not be created in ' + string(pending_tries + 1) + ' tries: ' + last.message"
+      message = "'the version of ' + starting.cluster + ' was written but ' + key(starting.operation) + ' could not be created in ' + string(starting_tries + 1) + ' tries: ' + last.message"
       set = {
-        "autoPatch.haltedOperation" = "key(pending.operation)"
+        "autoPatch.haltedOperation" = "key(starting.operation)"
         "autoPatch.haltCause"       = "'OperationNotCreated'"
-        "autoPatch.haltedCluster"   = "pending.cluster"
+        "autoPatch.haltedCluster"   = "starting.cluster"
         "autoPatch.haltedSince"     = "string(now)"
         "autoPatch.announced"       = "null"
-        "autoPatch.pending"         = "null"
+        "autoPatch.started"         = "started_now"
+        "autoPatch.starting"        = "null"
       }
     }
     on "create" "*" {
-      to     = Creating
+      to     = Starting
       reason = OperationNotCreated
-      set    = { "autoPatch.pending" = "patch.merge(pending, {'tries': pending_tries + 1})" }
+      set    = { "autoPatch.starting" = "patch.merge(starting, {'tries': starting_tries + 1})", "autoPatch.started" = "started_now" }
       after  = "param.create_retry_delay"
+    }
+    # Nothing written (a person's edit is never overwritten): the next tick.
+    on "version" "*" {
+      reason  = "last.outcome == 'conflict' ? 'VersionChanged' : 'VersionNotWritten'"
+      reasons = [VersionChanged, VersionNotWritten]
+      set     = { "autoPatch.starting" = "null" }
+      after   = "param.tick"
     }
   }
 
   # ---- statecraft verify: findings the rules mean to have. ----
-  accept "halts need a failed operation" {
+  accept "starts need the window" {
     finding = unreached
-    states  = [Creating, Halted]
-    because = "Creating follows a failed create of an operation and Halted a failed or paused automatic one; verify fails no request of the first reconcile, where the shipped starting objects make their only start, and has no executor to fail an operation (autopatch/half-start, halt-acknowledge, halt-ends and two-halts show both states)"
+    states  = [Starting, Halted]
+    because = "the shipped starting objects (examples/autopatch/week) begin outside the maintenance window, a time of day verify's time abstraction of past, now and future does not reach, so no start is decided; Halted needs a failed create or a paused operation, and verify has no executor to pause one (autopatch/starts, half-start, halt-acknowledge, halt-ends and two-halts show each state)"
   }
   accept "waits for what only the world ends" {
     finding = stuck

@@ -186,7 +186,8 @@ machine "clusterobjectdeployment" {
       status.?reason.orValue('') != progressing.reason ||
       status.?message.orValue('') != progressing.message ||
       size(available_now) == 0 || available_now[0].reason != available.reason || available_now[0].?message.orValue('') != available.message ||
-      status.?latestRevision.orValue(0) != (size(desired) > 0 ? desired[0].spec.revision : status.?latestRevision.orValue(0))
+      status.?latestRevision.orValue(0) != (size(desired) > 0 ? desired[0].spec.revision : status.?latestRevision.orValue(0)) ||
+      size(desired) > 0 && status.?templateHash.orValue('') != hash
     CEL
   }
   let "conditions" {
@@ -194,6 +195,12 @@ machine "clusterobjectdeployment" {
   }
   let "latest_revision" {
     value = "size(desired) > 0 ? desired[0].spec.revision : status.?latestRevision.orValue(0)"
+  }
+  # The hash of the template the latest revision was created from: the
+  # desired revision's, reported by every report as latestRevision is, so
+  # that a status write lost after the creation (a crash) is made good.
+  let "template_hash" {
+    value = "size(desired) > 0 ? dyn(hash) : dyn(status.?templateHash.orValue(null))"
   }
   # History (seed 002, "Revision history and deletion"): the newest
   # revisionHistoryLimit owned archived revisions are kept; the older ones
@@ -256,7 +263,7 @@ machine "clusterobjectdeployment" {
   # controller) references; it never replaces another controller's.
   transition "adopt revisions" {
     from = ["*"]
-    when = "size(adoptable) > 0 && status.?reason.orValue('') != 'AdoptionFailed'"
+    when = "size(adoptable) > 0"
     do "adopt" {
       verb     = patch
       for_each = "adoptable"
@@ -279,7 +286,7 @@ machine "clusterobjectdeployment" {
   # and managed-by label over whatever the template says.
   transition "create revision" {
     from = ["*"]
-    when = "verdict == 'Create' && status.?reason.orValue('') != 'RevisionCreateFailed'"
+    when = "verdict == 'Create'"
     do "create" {
       verb   = create
       target = "{'apiVersion': 'olm.operatorframework.io/v1', 'kind': 'ClusterObjectSet', 'namespace': '', 'name': self.metadata.name + '-' + string(next)}"
@@ -322,19 +329,10 @@ machine "clusterobjectdeployment" {
     }
   }
 
-  # Failed requests are retried at the next reconcile.
-  transition "retry" {
-    from    = ["*"]
-    when    = "status.?reason.orValue('') in ['RevisionCreateFailed', 'AdoptionFailed', 'PruneFailed']"
-    to      = Progressing
-    reason  = Retrying
-    message = "'retrying after: ' + status.?message.orValue('')"
-  }
-
   # Pruning keeps the state: a resting Progressed COD stays Progressed.
   transition "prune history" {
     from = [Progressed]
-    when = "size(prunable) > 0 && status.?reason.orValue('') != 'PruneFailed'"
+    when = "size(prunable) > 0"
     do "prune" {
       verb     = delete
       for_each = "prunable"
@@ -357,7 +355,7 @@ machine "clusterobjectdeployment" {
 
   transition "prune history while rolling out" {
     from = [Progressing, RevisionPreconditionsNotMet, ProgressDeadlineExceeded, InvalidSpecification, OwnerConflict, UnmanagedRevision, RevisionObjectCollision, RevisionInvalidSpecification, RevisionNumberExhausted]
-    when = "size(prunable) > 0 && status.?reason.orValue('') != 'PruneFailed'"
+    when = "size(prunable) > 0"
     do "prune" {
       verb     = delete
       for_each = "prunable"
@@ -386,7 +384,7 @@ machine "clusterobjectdeployment" {
     to      = Progressing
     reason  = NewClusterObjectSetProgressing
     message = "progressing.message"
-    set     = { conditions = "conditions", latestRevision = "latest_revision" }
+    set     = { conditions = "conditions", latestRevision = "latest_revision", templateHash = "template_hash" }
   }
   transition "report preconditions not met" {
     from    = ["*"]
@@ -394,7 +392,7 @@ machine "clusterobjectdeployment" {
     to      = RevisionPreconditionsNotMet
     reason  = RevisionPreconditionsNotMet
     message = "progressing.message"
-    set     = { conditions = "conditions", latestRevision = "latest_revision" }
+    set     = { conditions = "conditions", latestRevision = "latest_revision", templateHash = "template_hash" }
   }
   transition "report progressed" {
     from    = ["*"]
@@ -402,7 +400,7 @@ machine "clusterobjectdeployment" {
     to      = Progressed
     reason  = NewClusterObjectSetProgressed
     message = "progressing.message"
-    set     = { conditions = "conditions", latestRevision = "latest_revision" }
+    set     = { conditions = "conditions", latestRevision = "latest_revision", templateHash = "template_hash" }
   }
   transition "report deadline exceeded" {
     from    = ["*"]
@@ -410,7 +408,7 @@ machine "clusterobjectdeployment" {
     to      = ProgressDeadlineExceeded
     reason  = ProgressDeadlineExceeded
     message = "progressing.message"
-    set     = { conditions = "conditions", latestRevision = "latest_revision" }
+    set     = { conditions = "conditions", latestRevision = "latest_revision", templateHash = "template_hash" }
   }
   transition "report invalid specification" {
     from    = ["*"]
@@ -418,7 +416,7 @@ machine "clusterobjectdeployment" {
     to      = InvalidSpecification
     reason  = InvalidSpecification
     message = "progressing.message"
-    set     = { conditions = "conditions", latestRevision = "latest_revision" }
+    set     = { conditions = "conditions", latestRevision = "latest_revision", templateHash = "template_hash" }
   }
   transition "report owner conflict" {
     from    = ["*"]
@@ -426,7 +424,7 @@ machine "clusterobjectdeployment" {
     to      = OwnerConflict
     reason  = OwnerConflict
     message = "progressing.message"
-    set     = { conditions = "conditions", latestRevision = "latest_revision" }
+    set     = { conditions = "conditions", latestRevision = "latest_revision", templateHash = "template_hash" }
   }
   transition "report unmanaged revision" {
     from    = ["*"]
@@ -434,7 +432,7 @@ machine "clusterobjectdeployment" {
     to      = UnmanagedRevision
     reason  = UnmanagedRevision
     message = "progressing.message"
-    set     = { conditions = "conditions", latestRevision = "latest_revision" }
+    set     = { conditions = "conditions", latestRevision = "latest_revision", templateHash = "template_hash" }
   }
   transition "report object collision" {
     from    = ["*"]
@@ -442,7 +440,7 @@ machine "clusterobjectdeployment" {
     to      = RevisionObjectCollision
     reason  = RevisionObjectCollision
     message = "progressing.message"
-    set     = { conditions = "conditions", latestRevision = "latest_revision" }
+    set     = { conditions = "conditions", latestRevision = "latest_revision", templateHash = "template_hash" }
   }
   transition "report revision invalid" {
     from    = ["*"]
@@ -450,7 +448,7 @@ machine "clusterobjectdeployment" {
     to      = RevisionInvalidSpecification
     reason  = RevisionInvalidSpecification
     message = "progressing.message"
-    set     = { conditions = "conditions", latestRevision = "latest_revision" }
+    set     = { conditions = "conditions", latestRevision = "latest_revision", templateHash = "template_hash" }
   }
   transition "report exhausted" {
     from    = ["*"]
@@ -458,7 +456,7 @@ machine "clusterobjectdeployment" {
     to      = RevisionNumberExhausted
     reason  = RevisionNumberExhausted
     message = "progressing.message"
-    set     = { conditions = "conditions", latestRevision = "latest_revision" }
+    set     = { conditions = "conditions", latestRevision = "latest_revision", templateHash = "template_hash" }
   }
 
   # ---- statecraft verify: findings the rules mean to have. ----

@@ -196,10 +196,26 @@ machine "objectpatch" {
   }
 
   # The reapply annotation authorizes one new cycle; it is cleared when the
-  # cycle is accepted.
+  # cycle is accepted. Acceptance is written down first (status.reapply is
+  # "accepted", in a status write of its own), and the annotation cleared
+  # after: an engine that stops between the two finds the cycle accepted
+  # and clears the annotation then, instead of losing a cycle whose
+  # authorization it had already removed (the fault schedules of issue 18:
+  # a crash after the annotation was cleared left the patch in its final
+  # Error, the annotation gone).
   transition "reapply" {
-    from = ["*"]
-    when = "reapply"
+    from    = ["*"]
+    when    = "reapply && !(status.?state.orValue('') == 'Pending' && status.?reapply.orValue('') == 'accepted')"
+    to      = Pending
+    reason  = Pending
+    message = "'reapply annotation accepted: a new apply cycle starts'"
+    set     = { retryCount = "0", driftRetryCount = "0", nextDriftRetryTime = "null", reapply = "'accepted'" }
+    after   = "duration('0s')"
+  }
+
+  transition "clear reapply annotation" {
+    from = [Pending]
+    when = "reapply && status.?reapply.orValue('') == 'accepted'"
     do "accept" {
       verb   = patch
       target = "ref(self)"
@@ -208,12 +224,12 @@ machine "objectpatch" {
     to      = Pending
     reason  = Pending
     message = "'reapply annotation accepted: a new apply cycle starts'"
-    set     = { retryCount = "0", driftRetryCount = "0", nextDriftRetryTime = "null" }
+    set     = { reapply = "null" }
     # Clearing the annotation is a write to the patch; the cycle runs in the
     # reconcile that write causes, as a controller's watch would.
     after = "duration('0s')"
 
-    # The annotation stays; the cycle is not started and acceptance is tried
+    # The annotation stays; the cycle is accepted, the annotation cleared
     # again after requeueInterval.
     on "accept" "*" {
       set    = {} # not the transition's
@@ -298,8 +314,11 @@ machine "objectpatch" {
     after   = "param.requeue_interval"
   }
 
+  # Also while a drift repair waits: the repair has nothing to repair,
+  # and its deadline goes (a patch resting with its deadline past would
+  # be woken at once, again and again).
   transition "target gone" {
-    from    = [Applied]
+    from    = [Applied, NeedsUpdate]
     when    = "target.outcome == 'not_found'"
     to      = NeedsUpdate
     reason  = TargetMissing
@@ -336,7 +355,7 @@ machine "objectpatch" {
     when   = "matches"
     to     = Applied
     reason = Applied
-    set    = { retryCount = "0", nextDriftRetryTime = "null" }
+    set    = { retryCount = "0", nextDriftRetryTime = "null", reapply = "null" }
   }
 
   # Merge patch first, then the selector operations, each sent only when
@@ -370,7 +389,9 @@ machine "objectpatch" {
     }
     to     = Applied
     reason = Applied
-    set    = { retryCount = "0", lastAttemptTime = "now", lastAppliedTime = "now", nextDriftRetryTime = "null" }
+    # status.reapply goes too: an engine that stopped after clearing the
+    # annotation left it.
+    set = { retryCount = "0", lastAttemptTime = "now", lastAppliedTime = "now", nextDriftRetryTime = "null", reapply = "null" }
 
     on "preflight" "invalid" {
       to     = Error

@@ -1,4 +1,4 @@
-# Cycles: one unbounded, and three that something bounds.
+# Cycles: two unbounded, and four that something bounds.
 machine "m" {
   resource "example.com/v1" "Widget" {
     scope = Namespaced
@@ -66,5 +66,34 @@ machine "m" {
     from = [D]
     when = "self.spec.fail"
     to   = Failed
+  }
+  # Bounded by the world: the patch labels the target, whose guard reads
+  # it, and the engine observes again before the next step.
+  transition "label" {
+    from = [A]
+    when = "target.exists && target.?metadata.?labels[?'seen'].orValue('') == ''"
+    do "label" {
+      verb   = patch
+      target = "ref(target)"
+      body   = "{'metadata': {'labels': {'seen': 'yes'}}}"
+    }
+    to = A
+    on "*" "*" {
+      to = Failed
+    }
+  }
+  # A write whose guard reads no observation: nothing it writes can stop it.
+  transition "touch" { # WARNING: Unbounded cycle
+    from = [A]
+    when = "self.spec.touch"
+    do "touch" {
+      verb   = patch
+      target = "ref(target)"
+      body   = "{'metadata': {'annotations': {'touched': 'yes'}}}"
+    }
+    to = A
+    on "*" "*" {
+      to = Failed
+    }
   }
 }

@@ -34,9 +34,9 @@ scenario "half-start: version written, operation not created" {
 
   expect "10s" {
     object = "IchorInstallation/ichor-system/ichor"
-    state  = "Creating"
+    state  = "Starting"
     reason = "OperationNotCreated"
-    fields = { "status.autoPatch.pending.tries" = 2 }
+    fields = { "status.autoPatch.starting.tries" = 2 }
   }
   expect "20s" {
     object = "IchorInstallation/ichor-system/ichor"

@@ -69,8 +69,8 @@ scenario "read access lost after apply" {
     state  = "Applied"
     reason = "Applied"
     fields = {
-      "status.driftRetryCount"                                  = 0
-      "status.retryCount"                                       = 0
+      "status.driftRetryCount"                                   = 0
+      "status.retryCount"                                        = 0
       "metadata.annotations.automation\\.kubex\\.ai/apply-patch" = null
     }
   }

@@ -61,12 +61,13 @@ scenario "patch outcomes NotFound and unsupported, and a reapply not accepted" {
     patch "ObjectPatch/patches-demo/unsupported-patch" {
       merge = { metadata = { annotations = { "automation.kubex.ai/apply-patch" = "true" } } }
     }
-    # The second patch of an ObjectPatch from now: the engine's, after the
-    # scenario's own.
+    # The third patch of an ObjectPatch from now: after the scenario's own
+    # and the engine's status write that accepts the cycle, the engine's
+    # patch that clears the annotation.
     fault {
       verb     = "patch"
       kind     = "ObjectPatch"
-      at_calls = [2]
+      at_calls = [3]
       outcome  = "transient"
     }
   }
