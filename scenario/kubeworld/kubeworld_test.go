@@ -95,6 +95,23 @@ var excluded = map[string]string{
 	"spec/conformance/objectpatch/unsupported-target.scenario.hcl": "creates a CRD and an object of its kind in one event",
 	// No CRD: the simulator serves these kinds generically (RegisterKind).
 	"examples/parent-child/parent-child.scenario.hcl": "its kinds have no CRD",
+	// issue 17's scenarios that stage faults, denials or recorded objects.
+	"spec/conformance/clusterextension/apply-failure-installed.scenario.hcl": "stages faults, denials or recorded objects",
+	"spec/conformance/clusterextension/short-intervals.scenario.hcl":         "stages faults, denials or recorded objects",
+	"spec/conformance/clusterobjectset/predecessors.scenario.hcl":            "stages faults, denials or recorded objects",
+	"spec/conformance/clusterobjectset/refusals.scenario.hcl":                "stages faults, denials or recorded objects",
+	"spec/conformance/clusterobjectset/teardown-retry.scenario.hcl":          "stages faults, denials or recorded objects",
+	"spec/conformance/objectpatch/access-lost.scenario.hcl":                  "stages faults, denials or recorded objects",
+	"spec/conformance/objectpatch/applied-meanwhile.scenario.hcl":            "stages faults, denials or recorded objects",
+	"spec/conformance/objectpatch/drift-wait-reads.scenario.hcl":             "stages faults, denials or recorded objects",
+	"spec/conformance/objectpatch/new-cycle.scenario.hcl":                    "stages faults, denials or recorded objects",
+	"spec/conformance/objectpatch/patch-outcomes.scenario.hcl":               "stages faults, denials or recorded objects",
+	"spec/conformance/objectpatch/relaxed-defaults.scenario.hcl":             "stages faults, denials or recorded objects",
+	"spec/conformance/objectpatch/short-delays.scenario.hcl":                 "stages faults, denials or recorded objects",
+	// On kube-apiserver the objects of a deleted CRD read as not found
+	// (TargetMissing); the simulator answers the kind unsupported at once
+	// (UnsupportedTarget): a fidelity difference, open.
+	"spec/conformance/objectpatch/api-removed.scenario.hcl": "a deleted CRD's kind: the real server answers not found, the simulator unsupported",
 }
 
 func TestOneScenarioTwoAdapters(t *testing.T) {
