@@ -147,3 +147,8 @@ func normalizeState(v any, uids map[string]string, depth int) any {
 // StagesCallFaults reports whether the scenario stages API faults (which
 // the simulator counts by call, or draws by rate).
 func (s *Scenario) StagesCallFaults() bool { return s.stagesFaults() }
+
+// Stages tells a scenario that stages denials, faults, admission or
+// recorded objects, at the start or in an event: only the simulated
+// cluster can run it.
+func (s *Scenario) Stages() bool { return s.stages() }

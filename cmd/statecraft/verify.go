@@ -228,7 +228,7 @@ func sampleObjects(group []*fsm.Machine, files, dirs []string) ([]map[string]any
 	}
 	for _, p := range paths {
 		s, diags := scenario.Load(p)
-		if diags.HasErrors() || stagesFromStart(s) {
+		if diags.HasErrors() || s.Stages() {
 			continue
 		}
 		loaded := map[string]bool{}
@@ -334,9 +334,3 @@ func writeSteps(w io.Writer, steps []*verify.Step) {
 	}
 }
 
-// stagesFromStart reports whether a scenario denies, fails or refuses
-// requests from its start: verify does not model those.
-func stagesFromStart(s *scenario.Scenario) bool {
-	st := s.Staging
-	return st != nil && len(st.Denials)+len(st.Faults)+len(st.Rejects)+len(st.Drops) > 0
-}
