@@ -333,4 +333,3 @@ func writeSteps(w io.Writer, steps []*verify.Step) {
 		}
 	}
 }
-
