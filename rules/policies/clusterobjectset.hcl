@@ -274,7 +274,7 @@ machine "clusterobjectset" {
 
   transition "tear down" {
     from = ["*"]
-    when = "archived && size(teardown.delete) + size(teardown.release) > 0 && reason != 'TeardownError'"
+    when = "archived && size(teardown.delete) + size(teardown.release) > 0"
     do "delete" {
       verb     = delete
       for_each = "teardown.delete"
@@ -299,6 +299,8 @@ machine "clusterobjectset" {
       reason = TearingDown
       after  = "duration('0s')"
     }
+    # A failed step is tried again at the wake-up: the guard reads the
+    # teardown afresh, so no guard on the reason is needed.
     on "*" "*" {
       set    = {} # not the transition's
       to     = TearingDown
@@ -315,15 +317,6 @@ machine "clusterobjectset" {
     to      = TearingDown
     reason  = TearingDown
     message = "'phase ' + teardown.phase + ': waiting for the deletion of ' + teardown.waiting.map(r, r.kind + ' ' + r.name).join(', ')"
-  }
-
-  # A failed teardown step is tried again at the state's recheck.
-  transition "retry teardown" {
-    from    = [TearingDown]
-    when    = "archived && !teardown.done && reason == 'TeardownError'"
-    to      = TearingDown
-    reason  = TearingDown
-    message = "'retrying teardown of phase ' + teardown.phase"
   }
 
   transition "torn down" {
@@ -368,7 +361,9 @@ machine "clusterobjectset" {
   # Server-side apply of every object of the phase that is missing, not yet
   # controlled by this revision (handoff from a lower revision: the owner
   # references are kept with controller false and this revision becomes the
-  # controller, without re-creating the object), or out of sync.
+  # controller, without re-creating the object), or out of sync. Not after
+  # the server refused an object (reason InvalidSpecification, below): the
+  # revision is immutable, and applying it again would be refused again.
   transition "apply phase" {
     from = ["*"]
     when = "!archived && resolved.errorKind == '' && size(plan.collisions) == 0 && size(plan.apply) > 0 && reason != 'InvalidSpecification'"
