@@ -17,10 +17,8 @@ machine "autopatch" {
   }
 
   # ---- The controller flags (the chart's autoPatch values), which
-  # spec.autoPatch overrides field by field (section 1): components are
-  # comma-separated, the window HH:MM-HH:MM UTC, '' meaning all three and any
-  # time; read-only ignores spec.autoPatch but its acknowledgedHalt; the
-  # identity is system:serviceaccount:<controller_namespace>:ichor-auto-patch.
+  # spec.autoPatch overrides field by field (section 1); read-only ignores
+  # spec.autoPatch but its acknowledgedHalt. ----
   param "auto_patch" {
     type    = bool
     default = false
@@ -109,7 +107,6 @@ machine "autopatch" {
   }
   let "reads_ok" { value = "clusters.outcome == 'ok' && operations.outcome == 'ok' && locks.outcome == 'ok'" }
 
-  # ---- Operations (namespace/name; their cluster namespace/cluster). ----
   function "key" {
     params = [o]
     value  = "o.metadata.namespace + '/' + o.metadata.name"
@@ -128,7 +125,6 @@ machine "autopatch" {
   # Section 5: an automatic operation in Paused (a failed step or a pause)
   # halts, unless acknowledged or followed by a manual upgrade that completed.
   let "halting" { value = "auto_ops.filter(o, o.?status.?phase.orValue('') == 'Paused' && key(o) != acknowledged && !(key(o) in acknowledged_before) && !manual_done.exists(m, cluster_of(m) == cluster_of(o) && timestamp(m.metadata.creationTimestamp) > timestamp(o.metadata.creationTimestamp)))" }
-  let "halt_message" { value = "'automatic operation ' + key(halting[0]) + ' is paused: ' + halting[0].?status.?failureReason.orValue(halting[0].?status.?reason.orValue('paused'))" }
   let "halted_name" { value = "status.?autoPatch.?haltedOperation.orValue('')" }
   let "halted_op" { value = "operations.items.filter(o, key(o) == halted_name)" }
   # A halt ends when the acknowledgement names it, its operation completed
@@ -197,10 +193,9 @@ machine "autopatch" {
   # configuration). A hold (ADR 0043) on each approved machine opts out.
   let "views" {
     value = <<-CEL
-      candidates.map(x, {
-        'key': key(x.cluster), 'namespace': x.cluster.metadata.namespace, 'name': x.cluster.metadata.name, 'cluster': x.cluster,
-        'component': x.talos != '' ? 'talos' : 'kubernetes', 'field': x.talos != '' ? 'talosVersion' : 'kubernetesVersion',
-        'from': x.talos != '' ? x.cluster.spec.talosVersion : x.cluster.spec.kubernetesVersion, 'to': x.talos != '' ? x.talos : x.kubernetes,
+      candidates.map(x, cel.bind(component, x.talos != '' ? 'talos' : 'kubernetes', {
+        'key': key(x.cluster), 'namespace': x.cluster.metadata.namespace, 'name': x.cluster.metadata.name, 'component': component,
+        'field': component + 'Version', 'from': x.cluster.spec[component + 'Version'], 'to': x.talos != '' ? x.talos : x.kubernetes,
         'block':
           size(x.approved) > 0 && x.approved.all(m, m.?annotations[?'ichor.maesh.dev/hold'].orValue('') == 'true') ? 'MachinesHeld' :
           key(x.cluster) in busy ? 'OperationUnfinished' :
@@ -208,7 +203,7 @@ machine "autopatch" {
           !(size(x.approved) > 0 && x.approved.all(m, m.?ready.orValue(false) && !m.?configPending.orValue(false))) ? 'MachinesNotReady' :
           key(x.cluster) in recent ? 'RecentlyStarted' :
           x.talos == '' && x.kubernetes == '' ? 'NoCandidate' : ''
-      })
+      }))
     CEL
   }
   let "summary" { value = "views.map(v, v.key + ' ' + (v.block == '' ? 'eligible' : v.block)).join(', ')" }
@@ -230,9 +225,7 @@ machine "autopatch" {
        'metadata': {'name': op_name, 'namespace': next.namespace, 'labels': {'ichor.maesh.dev/cluster': next.name}, 'annotations': {'ichor.maesh.dev/auto-patch': 'true', 'ichor.maesh.dev/started-by': 'ichor-auto-patch', 'ichor.maesh.dev/from-version': next.from}}}
     CEL
   }
-  # A start decided and recorded, not finished: its cluster as now read, the
-  # version there, unfinished operations of it other than its own, and the
-  # creates of the operation tried.
+  # A start decided and recorded, not finished (state Starting).
   let "starting" { value = "status.?autoPatch.?starting.orValue({})" }
   let "starting_cluster" { value = "clusters.items.filter(c, key(c) == starting.?cluster.orValue(''))" }
   let "starting_version" { value = "size(starting_cluster) > 0 ? starting_cluster[0].spec[?starting.field].orValue('') : ''" }
@@ -241,9 +234,7 @@ machine "autopatch" {
   # Guard 7's record of the start: from its first try of the create on.
   let "started_now" { value = "starting_tries == 0 ? patch.merge(started_record, {starting.cluster: string(now)}) : started_record" }
 
-  # ---- States. Active holds no halt: entering it clears the last one.
-  # Starting: a start is decided and recorded, its version or its
-  # operation not yet written (an engine stopped, or the create failed). ----
+  # ---- States. Active holds no halt: entering it clears the last one. ----
   state "Off" {
     initial    = true
     conditions = { AutoPatchHalted = False }
@@ -313,7 +304,7 @@ machine "autopatch" {
     when    = "size(halting) > 0"
     to      = Halted
     reason  = AutoPatchHalted
-    message = "halt_message"
+    message = "'automatic operation ' + key(halting[0]) + ' is paused: ' + halting[0].?status.?failureReason.orValue(halting[0].?status.?reason.orValue('paused'))"
     set = {
       "autoPatch.haltedOperation" = "key(halting[0])"
       "autoPatch.haltCause"       = "'Paused'"
@@ -358,12 +349,11 @@ machine "autopatch" {
     set     = { "autoPatch.blocked" = "gate.reason == '' && size(views) > 0 ? dyn(summary) : null" }
   }
 
-  # ---- A start (section 4), in two reconciles: the dry-run, and the start
-  # recorded in status, so that an engine that stops after writing the
-  # version finds the start it decided and finishes it (seed 004: the
-  # patcher "does not leave the half-start unseen"); then the version
-  # written (compare-and-set by resourceVersion) and the operation created
-  # as ichor-auto-patch; Event. ----
+  # ---- A start (section 4), in two reconciles: the dry-run and the start
+  # recorded in status, so that an engine stopped after writing the version
+  # finds the start it decided and finishes it (seed 004: the patcher "does
+  # not leave the half-start unseen"); then, as ichor-auto-patch, the version
+  # written (compare-and-set by resourceVersion), the operation created. ----
   transition "start patch" {
     from = [Active]
     when = "wait_reason == ''"
@@ -465,7 +455,6 @@ machine "autopatch" {
     }
   }
 
-  # ---- statecraft verify: findings the rules mean to have. ----
   accept "starts need the window" {
     finding = unreached
     states  = [Starting, Halted]
