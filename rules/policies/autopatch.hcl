@@ -17,7 +17,8 @@ machine "autopatch" {
   }
 
   # ---- The controller flags (the chart's autoPatch values), which
-  # spec.autoPatch overrides field by field (section 1); read-only ignores
+  # spec.autoPatch overrides field by field (section 1): components
+  # comma-separated, the window HH:MM-HH:MM UTC; read-only ignores
   # spec.autoPatch but its acknowledgedHalt. ----
   param "auto_patch" {
     type    = bool
