@@ -2,6 +2,7 @@ package controller_test
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -33,6 +34,9 @@ func TestFaultCheckerFindsViolations(t *testing.T) {
 		{proc: "b", ref: op, at: at(23)}, // b's start: a failover
 	}
 	retries := map[string]int64{"p1": 1}
+	checkFaultRun := func(ns string, recs []reqRecord, reconciles []reconcileRecord, deletedAt, quietFrom, quietTo time.Time, retries map[string]int64) []string {
+		return append(checkOPRecords(ns, recs, deletedAt, retries), checkQuiet(ns, recs, reconciles, quietFrom, quietTo)...)
+	}
 	if v := checkFaultRun(ns, clean, cleanReconciles, deleted, quietFrom, quietTo, retries); len(v) != 0 {
 		t.Fatalf("a clean run has violations: %q", v)
 	}
@@ -51,6 +55,59 @@ func TestFaultCheckerFindsViolations(t *testing.T) {
 		{"a reconcile no wake-up asked for", clean, append(cleanReconciles, reconcileRecord{proc: "b", ref: op, at: at(23.5)}), retries, "reconciled 2 times"},
 	} {
 		v := checkFaultRun(ns, c.recs, c.reconciles, deleted, quietFrom, quietTo, c.retries)
+		if len(v) != 1 || !strings.Contains(v[0], c.want) {
+			t.Errorf("%s: violations %q, want one containing %q", c.name, v, c.want)
+		}
+	}
+}
+
+// The automatic patcher world's checker finds two operations of one
+// cluster, a failed operation retried, a start while halted, and a version
+// written that no recorded start decided.
+func TestFaultCheckerFindsAutoPatchViolations(t *testing.T) {
+	const ns = "faults-ap"
+	t0 := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
+	base := "/apis/ichor.maesh.dev/v1alpha1/namespaces/" + ns
+	decide := func(s float64, cluster string) reqRecord {
+		return reqRecord{At: at(s), Proc: "engine", Method: http.MethodPatch, Path: base + "/ichorinstallations/ichor/status", Status: 200,
+			Body: []byte(`{"status":{"autoPatch":{"starting":{"cluster":"` + ns + `/` + cluster + `","to":"v1.10.5"}}}}`)}
+	}
+	version := func(s float64, cluster, to string) reqRecord {
+		return reqRecord{At: at(s), Proc: "engine", Method: http.MethodPut, Path: base + "/talosclusters/" + cluster, Status: 200,
+			Body: []byte(`{"spec":{"talosVersion":"` + to + `"}}`)}
+	}
+	create := func(s float64, cluster string, status int) reqRecord {
+		return reqRecord{At: at(s), Proc: "engine", Method: http.MethodPost, Path: base + "/talosoperations", Status: status,
+			Body: []byte(`{"spec":{"cluster":"` + cluster + `"}}`)}
+	}
+	acknowledged := at(10)
+	clean := []reqRecord{
+		decide(1, "c1"), version(2, "c1", "v1.10.5"), create(2.1, "c1", 201),
+		decide(3, "c2"), version(4, "c2", "v1.10.5"), create(4.1, "c2", 409), create(4.2, "c2", 201), // a conflict, then created
+		version(5, "c3", "v1.10.9"), // refused: not counted
+		{At: at(5), Proc: "engine", Method: http.MethodPost, Path: base + "/talosoperations", Status: 201, DryRun: true, Body: []byte(`{"spec":{"cluster":"c3"}}`)},
+		decide(11, "c3"), version(12, "c3", "v1.10.5"), create(12.1, "c3", 201),
+	}
+	// A merge patch carries only what changed: c3's start after c1's
+	// names only the cluster.
+	clean[9].Body = []byte(`{"status":{"autoPatch":{"starting":{"cluster":"` + ns + `/c3"}}}}`)
+	clean[7].Status = 409
+	if v := checkAPRecords(ns, clean, acknowledged); len(v) != 0 {
+		t.Fatalf("a clean run has violations: %q", v)
+	}
+	for _, c := range []struct {
+		name string
+		recs []reqRecord
+		want string
+	}{
+		{"two operations on one cluster", append(slices.Clone(clean), create(6, "c1", 201)), "cluster c1: 2 operations"},
+		{"a failed operation retried", append(slices.Clone(clean), create(20, "c2", 201)), "cluster c2: 2 operations"},
+		{"a start while halted", append(slices.Clone(clean[:9]), decide(8, "c3"), version(9, "c3", "v1.10.5"), create(9.1, "c3", 201)), "while the halt"},
+		{"a version not decided", append(slices.Clone(clean), version(13, "c1", "v1.10.3")), `talosVersion "v1.10.3" to c1`},
+		{"a version written before its start was recorded", append(append(slices.Clone(clean[:9]), version(10.5, "c3", "v1.10.5"), decide(11, "c3")), create(12.1, "c3", 201)), `talosVersion "v1.10.5" to c3`},
+	} {
+		v := checkAPRecords(ns, c.recs, acknowledged)
 		if len(v) != 1 || !strings.Contains(v[0], c.want) {
 			t.Errorf("%s: violations %q, want one containing %q", c.name, v, c.want)
 		}

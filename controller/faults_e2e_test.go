@@ -1,11 +1,13 @@
 package controller_test
 
 // The fault schedules of issue 18 on kube-apiserver. Each schedule runs one
-// of two fixed worlds: ObjectPatches (created, applied, one deleted, one
-// edited, one losing a claim, one waiting for a target that appears later)
-// against the shipped ObjectPatch policy, or a ClusterObjectDeployment
-// whose template changes (revision 2 takes over from revision 1) against
-// the shipped rollout policies; with one fault: a crash of the engine
+// of three fixed worlds (faultWorlds): ObjectPatches (created, applied, one
+// deleted, one edited, one losing a claim, one waiting for a target that
+// appears later) against the shipped ObjectPatch policy; a
+// ClusterObjectDeployment whose template changes (revision 2 takes over
+// from revision 1) against the shipped rollout policies; or the automatic
+// patcher over three clusters, one of whose operations pauses and halts it
+// (faults_ap_e2e_test.go); with one fault: a crash of the engine
 // after its k-th write (a new engine starts at once), informers held N
 // events behind, watch events delayed, dropped or duplicated,
 // kube-apiserver restarted after the k-th write with etcd kept, two
@@ -23,6 +25,9 @@ package controller_test
 //     read error, a crash or a restart);
 //   - each revision created once, each revision number held by one
 //     revision (never two revisions for one template);
+//   - never two operations on one cluster, never a failed operation
+//     retried, nothing started while halted, never a version written that
+//     the patcher did not record deciding;
 //   - convergence within faultConverge: every object in its expected state
 //     with its spec observed (no status update lost, no object stuck);
 //   - a quiet world stays quiet: once converged, no write for
@@ -65,13 +70,14 @@ import (
 	"github.com/statecraft/statecraft/engine"
 	"github.com/statecraft/statecraft/fsm"
 	"github.com/statecraft/statecraft/internal/controlplane"
+	"github.com/statecraft/statecraft/rules"
 )
 
 var (
 	faultsAll    = flag.Bool("faults.all", false, "TestFaultSchedulesOnKube: run every schedule (make faults), not a seeded sample")
 	faultsSeed   = flag.Uint64("faults.seed", 18, "TestFaultSchedulesOnKube: the seed of the sample and of the watch faults")
 	faultsKinds  = flag.String("faults.kinds", "", "TestFaultSchedulesOnKube: only the schedules of these fault kinds (comma-separated: crash, apiserver-restart, failover, shard-reassignment, stale, delay, drop, duplicate); empty: all")
-	faultsWorlds = flag.String("faults.worlds", "op,cod", "TestFaultSchedulesOnKube: the worlds to run, of op (ObjectPatches) and cod (a ClusterObjectDeployment)")
+	faultsWorlds = flag.String("faults.worlds", "op,cod,ap", "TestFaultSchedulesOnKube: the worlds to run, of op (ObjectPatches), cod (a ClusterObjectDeployment) and ap (the automatic patcher)")
 )
 
 const (
@@ -186,10 +192,8 @@ type faultRun struct {
 	ns    string
 	sched faultSchedule
 	net   *faultNet
-	// world is "op" (ObjectPatches in namespace ns) or "cod" (the
-	// ClusterObjectDeployment ns applying a ConfigMap into namespace ns);
-	// machines drive it (nil: the ObjectPatch policy).
-	world    string
+	// world is the world the schedule runs; machines drive it.
+	world    *faultWorld
 	machines []*fsm.Machine
 
 	mu         sync.Mutex
@@ -206,6 +210,9 @@ type faultRun struct {
 	faultEnd   time.Time
 	restarting sync.WaitGroup
 	problems   []string // the world's own failures (not the engine's)
+	// acknowledgedAt: when the automatic patcher world acknowledged its
+	// halt.
+	acknowledgedAt time.Time
 }
 
 func (r *faultRun) problem(format string, args ...any) {
@@ -253,7 +260,7 @@ func (r *faultRun) startProc(name string, elected bool, shard, shards int) *faul
 		return procRT{net: r.net, proc: name, dead: &p.dead, next: rt}
 	}
 	opts := controller.Options{Workers: 2, Shard: shard, Shards: shards, Observer: reconcileCounter{r, name}}
-	if r.world == "op" {
+	if r.world.namespaced {
 		opts.Namespace = r.ns
 	}
 	p.ctrl = newController(r.t, cfg, opts, r.machines...)
@@ -534,8 +541,8 @@ type faultResult struct {
 }
 
 // runFaultSchedule runs one schedule in a namespace of its own.
-func runFaultSchedule(t *testing.T, cp *controlplane.ControlPlane, world string, machines []*fsm.Machine, s faultSchedule, idx int) faultResult {
-	ns := fmt.Sprintf("faults-%s-%03d-%s", world, idx, strings.NewReplacer("@", "-at-").Replace(s.String()))
+func runFaultSchedule(t *testing.T, cp *controlplane.ControlPlane, world *faultWorld, machines []*fsm.Machine, s faultSchedule, idx int) faultResult {
+	ns := fmt.Sprintf("faults-%s-%03d-%s", world.name, idx, strings.NewReplacer("@", "-at-").Replace(s.String()))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	r := &faultRun{t: t, cp: cp, ctx: ctx, kc: kubernetes.NewForConfigOrDie(cp.Config), dyn: dynamic.NewForConfigOrDie(cp.Config),
@@ -560,11 +567,7 @@ func runFaultSchedule(t *testing.T, cp *controlplane.ControlPlane, world string,
 		}
 	}()
 
-	script, converged := r.opWorld, r.opConverged
-	if world == "cod" {
-		script, converged = r.codWorld, r.codConverged
-	}
-	script()
+	world.script(r)
 	// The watch faults stop; a write-indexed fault not yet fired may still
 	// fire (after a late write) until the run is seen converged, and the
 	// bound counts from the end of its effect.
@@ -587,7 +590,7 @@ func runFaultSchedule(t *testing.T, cp *controlplane.ControlPlane, world string,
 			if !down && time.Since(from) > faultConverge {
 				break
 			}
-			if ok, last = converged(); ok && !down {
+			if ok, last = world.converged(r); ok && !down {
 				break
 			}
 			time.Sleep(100 * time.Millisecond)
@@ -628,23 +631,17 @@ func runFaultSchedule(t *testing.T, cp *controlplane.ControlPlane, world string,
 	recs := r.net.records()
 	r.mu.Lock()
 	reconciles := slices.Clone(r.reconciles)
-	deletedAt := r.deletedAt["p2"]
+	r.mu.Unlock()
+	res.violations = append(res.violations, checkQuiet(ns, recs, reconciles, quietFrom, quietTo)...)
+	res.violations = append(res.violations, world.check(r, recs)...)
+	if world.cleanup != nil {
+		world.cleanup(r)
+	}
+	r.mu.Lock()
 	problems := slices.Clone(r.problems)
 	r.mu.Unlock()
 	for _, p := range problems {
 		t.Errorf("%s: the world failed: %s", s, p)
-	}
-	if world == "op" {
-		retries := map[string]int64{}
-		for _, name := range []string{"p0", "p1", "p3", "p4"} {
-			if st, _, err := r.opStatus(name); err == nil {
-				retries[name], _ = st["retryCount"].(int64)
-			}
-		}
-		res.violations = append(res.violations, checkFaultRun(ns, recs, reconciles, deletedAt, quietFrom, quietTo, retries)...)
-	} else {
-		res.violations = append(res.violations, checkQuiet(ns, recs, reconciles, quietFrom, quietTo)...)
-		res.violations = append(res.violations, r.checkCOD(recs)...)
 	}
 	res.writes = r.net.writeCount()
 	r.net.mu.Lock()
@@ -661,10 +658,25 @@ func maps2(m map[string]int) map[string]int {
 	return out
 }
 
-// checkFaultRun checks the safety and quiet-world properties on what the
-// server received, on the reconciles the processes reported and on the
-// patches' final retryCount.
-func checkFaultRun(ns string, recs []reqRecord, reconciles []reconcileRecord, deletedAt, quietFrom, quietTo time.Time, retries map[string]int64) []string {
+// checkOP checks the ObjectPatch world's safety properties on what the
+// server received and on the patches' final retryCount.
+func (r *faultRun) checkOP(recs []reqRecord) []string {
+	r.mu.Lock()
+	deletedAt := r.deletedAt["p2"]
+	r.mu.Unlock()
+	retries := map[string]int64{}
+	for _, name := range []string{"p0", "p1", "p3", "p4"} {
+		if st, _, err := r.opStatus(name); err == nil {
+			retries[name], _ = st["retryCount"].(int64)
+		}
+	}
+	return checkOPRecords(r.ns, recs, deletedAt, retries)
+}
+
+// checkOPRecords: p2's target not written after p2's delete (deletedAt),
+// p4's losing claim never written, and each patch's final retryCount
+// (retries) no more than the failed writes of its target.
+func checkOPRecords(ns string, recs []reqRecord, deletedAt time.Time, retries map[string]int64) []string {
 	var v []string
 	cmPath := func(name string) string { return "/api/v1/namespaces/" + ns + "/configmaps/" + name }
 	failedTargetWrites := map[string]int{}
@@ -692,7 +704,7 @@ func checkFaultRun(ns string, recs []reqRecord, reconciles []reconcileRecord, de
 			v = append(v, fmt.Sprintf("%s: retryCount %d with %d failed writes of its target %s: budget spent on something else", name, rc, failedTargetWrites[target], target))
 		}
 	}
-	return append(v, checkQuiet(ns, recs, reconciles, quietFrom, quietTo)...)
+	return v
 }
 
 // ownWrite tells the writes of a schedule's own objects: those of its
@@ -793,23 +805,22 @@ func TestFaultSchedulesOnKube(t *testing.T) {
 
 	injected := map[string]int{}
 	violations, run, baseWrites := 0, 0, map[string]int{}
-	for _, world := range strings.Split(*faultsWorlds, ",") {
-		if world != "op" && world != "cod" {
-			t.Fatalf("-faults.worlds: unknown world %q", world)
+	for _, name := range strings.Split(*faultsWorlds, ",") {
+		i := slices.IndexFunc(faultWorlds, func(w faultWorld) bool { return w.name == name })
+		if i < 0 {
+			t.Fatalf("-faults.worlds: unknown world %q", name)
 		}
-		var ms []*fsm.Machine
-		if world == "cod" {
-			ms = shippedMachines(t, nil, "clusterobjectdeployment", "clusterobjectset")
-		}
+		world := &faultWorlds[i]
+		ms := shippedMachines(t, world.tune, world.policies...)
 		base := runFaultSchedule(t, cp, world, ms, faultSchedule{kind: faultNone}, 0)
-		t.Logf("%s schedule none: %d writes, converged %s after the script, violations %d", world, base.writes, base.converged.Round(time.Millisecond), len(base.violations))
+		t.Logf("%s schedule none: %d writes, converged %s after the script, violations %d", name, base.writes, base.converged.Round(time.Millisecond), len(base.violations))
 		for _, v := range base.violations {
-			t.Errorf("%s none: %s", world, v)
+			t.Errorf("%s none: %s", name, v)
 		}
 		violations += len(base.violations)
-		baseWrites[world] = base.writes
+		baseWrites[name] = base.writes
 		if base.writes == 0 {
-			t.Fatalf("%s: the fault-free run made no write: nothing to schedule", world)
+			t.Fatalf("%s: the fault-free run made no write: nothing to schedule", name)
 		}
 		schedules := faultSchedules(base.writes, *faultsAll, *faultsSeed)
 		if *faultsKinds != "" {
@@ -824,9 +835,9 @@ func TestFaultSchedulesOnKube(t *testing.T) {
 			}
 			violations += len(res.violations)
 			t.Logf("%s schedule %s: %d writes, faults %v, converged %s after the faults stopped, violations %d",
-				world, s, res.writes, res.injected, res.converged.Round(time.Millisecond), len(res.violations))
+				name, s, res.writes, res.injected, res.converged.Round(time.Millisecond), len(res.violations))
 			for _, v := range res.violations {
-				t.Errorf("%s %s: %s", world, s, v)
+				t.Errorf("%s %s: %s", name, s, v)
 			}
 		}
 	}
@@ -839,8 +850,31 @@ func TestFaultSchedulesOnKube(t *testing.T) {
 		}
 	}
 	sort.Strings(kinds)
-	t.Logf("fault schedules on kube-apiserver: %d schedules run (and the fault-free ones: ObjectPatch world %d writes, ClusterObjectDeployment world %d), %d faults injected (%s), %d violations",
-		run, baseWrites["op"], baseWrites["cod"], total, strings.Join(kinds, ", "), violations)
+	t.Logf("fault schedules on kube-apiserver: %d schedules run (and the fault-free ones: writes %v), %d faults injected (%s), %d violations",
+		run, baseWrites, total, strings.Join(kinds, ", "), violations)
+}
+
+// faultWorld is one world of the schedules: the policies that drive it, a
+// fixed script, its expected final state and its own safety properties
+// (the quiet world is checked for all).
+type faultWorld struct {
+	name       string
+	policies   []string
+	tune       func(*rules.Machine) // nil: the policies as shipped
+	namespaced bool                 // the engine drives only the schedule's namespace
+	script     func(*faultRun)
+	converged  func(*faultRun) (bool, string)
+	check      func(*faultRun, []reqRecord) []string
+	cleanup    func(*faultRun) // nil: the world's objects may stay
+}
+
+var faultWorlds = []faultWorld{
+	{name: "op", policies: []string{"objectpatch"}, namespaced: true,
+		script: (*faultRun).opWorld, converged: (*faultRun).opConverged, check: (*faultRun).checkOP},
+	{name: "cod", policies: []string{"clusterobjectdeployment", "clusterobjectset"},
+		script: (*faultRun).codWorld, converged: (*faultRun).codConverged, check: (*faultRun).checkCOD},
+	{name: "ap", policies: []string{"autopatch"}, tune: apTune, namespaced: true,
+		script: (*faultRun).apWorld, converged: (*faultRun).apConverged, check: (*faultRun).checkAP, cleanup: (*faultRun).apCleanup},
 }
 
 // The ClusterObjectDeployment world: the deployment ns applies a ConfigMap
