@@ -510,7 +510,10 @@ func (c *compiler) program(env *cel.Env, e *rules.Expr, want *cel.Type) *Program
 // bound of its actual cost) is within the limit cannot exceed it and is
 // not tracked.
 func runtimeLimits(est checker.CostEstimate, err error) []cel.ProgramOption {
-	opts := []cel.ProgramOption{cel.InterruptCheckFrequency(100)}
+	// OptOptimize folds what is constant when the program is planned:
+	// literal lists and maps, and calls on constants, are built once, not
+	// at each evaluation.
+	opts := []cel.ProgramOption{cel.InterruptCheckFrequency(100), cel.EvalOptions(cel.OptOptimize)}
 	if err != nil || est.Max > DefaultCostLimit {
 		opts = append(opts, cel.CostLimit(DefaultCostLimit))
 	}
