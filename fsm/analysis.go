@@ -454,22 +454,13 @@ func (a *analyzer) worldBound(cyc []edge) bool {
 // the lets it reads.
 func (a *analyzer) observationReads(p *Program) map[string]bool {
 	out := map[string]bool{}
-	var visit func(p *Program, depth int)
-	visit = func(p *Program, depth int) {
-		i := a.info[p]
-		if i == nil || depth > len(a.m.Lets)+1 {
-			return
-		}
+	a.throughLets(p, func(i *exprInfo) {
 		for n := range i.idents {
 			if a.obs[n] {
 				out[n] = true
 			}
-			if l := a.lets[n]; l != nil && l.Value != nil && l.Value != p {
-				visit(l.Value, depth+1)
-			}
 		}
-	}
-	visit(p, 0)
+	})
 	return out
 }
 
@@ -477,15 +468,25 @@ func (a *analyzer) observationReads(p *Program) map[string]bool {
 // directly or through the lets it uses.
 func (a *analyzer) statusReads(p *Program) map[string]bool {
 	out := map[string]bool{}
+	a.throughLets(p, func(i *exprInfo) {
+		for f := range i.status {
+			out[f] = true
+		}
+	})
+	return out
+}
+
+// throughLets calls see with what p reads and with what each let it reads
+// reads, transitively (a let read by several is seen once per path, the
+// depth bounded by the number of lets).
+func (a *analyzer) throughLets(p *Program, see func(*exprInfo)) {
 	var visit func(p *Program, depth int)
 	visit = func(p *Program, depth int) {
 		i := a.info[p]
 		if i == nil || depth > len(a.m.Lets)+1 {
 			return
 		}
-		for f := range i.status {
-			out[f] = true
-		}
+		see(i)
 		for n := range i.idents {
 			if l := a.lets[n]; l != nil && l.Value != nil && l.Value != p {
 				visit(l.Value, depth+1)
@@ -493,7 +494,6 @@ func (a *analyzer) statusReads(p *Program) map[string]bool {
 		}
 	}
 	visit(p, 0)
-	return out
 }
 
 // conjunct is one operand of a guard's top-level &&, with negations
