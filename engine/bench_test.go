@@ -175,6 +175,26 @@ func benchCases(tb testing.TB, m *fsm.Machine) []benchCase {
 
 	// The same Applied patch in a namespace it shares with 99 others, each
 	// on its own Deployment: the claims list has 100 items.
+	crowded := applyCrowded(tb, c)
+	reconcile(crowded)
+	reconcile(crowded)
+	appliedCrowded := get(crowded)
+	obsCrowded := observe(appliedCrowded)
+
+	now := clock.Now().Add(5 * time.Minute)
+	return []benchCase{
+		{"Applied/target-matches", engine.Snapshot{Object: applied, Observations: obsApplied, Now: now}, ""},
+		{"Applied/target-matches/100-patches-in-namespace", engine.Snapshot{Object: appliedCrowded, Observations: obsCrowded, Now: now}, ""},
+		{"Applied/target-drifted", engine.Snapshot{Object: applied, Observations: obsDrifted, Now: now}, "drift found"},
+		{"Pending/target-present", engine.Snapshot{Object: pendingWithTarget, Observations: obsWithTarget, Now: now}, "apply"},
+		{"Pending/target-missing", engine.Snapshot{Object: pendingNoTarget, Observations: obsNoTarget, Now: now}, "wait for target"},
+	}
+}
+
+// applyCrowded creates the bench patch's namespace twin "crowded" with 99
+// more patches, each on its own Deployment (the claims list has 100
+// items), and returns the ref of the one named like the bench patch.
+func applyCrowded(tb testing.TB, c *sim.Cluster) adapters.Ref {
 	crowded := benchPatchRef
 	crowded.Namespace = "crowded"
 	for i := range 100 {
@@ -194,19 +214,7 @@ func benchCases(tb testing.TB, m *fsm.Machine) []benchCase {
 			}
 		}
 	}
-	reconcile(crowded)
-	reconcile(crowded)
-	appliedCrowded := get(crowded)
-	obsCrowded := observe(appliedCrowded)
-
-	now := clock.Now().Add(5 * time.Minute)
-	return []benchCase{
-		{"Applied/target-matches", engine.Snapshot{Object: applied, Observations: obsApplied, Now: now}, ""},
-		{"Applied/target-matches/100-patches-in-namespace", engine.Snapshot{Object: appliedCrowded, Observations: obsCrowded, Now: now}, ""},
-		{"Applied/target-drifted", engine.Snapshot{Object: applied, Observations: obsDrifted, Now: now}, "drift found"},
-		{"Pending/target-present", engine.Snapshot{Object: pendingWithTarget, Observations: obsWithTarget, Now: now}, "apply"},
-		{"Pending/target-missing", engine.Snapshot{Object: pendingNoTarget, Observations: obsNoTarget, Now: now}, "wait for target"},
-	}
+	return crowded
 }
 
 var (

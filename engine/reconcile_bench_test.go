@@ -177,25 +177,7 @@ func reconcileCaseNamed(tb testing.TB, want string) reconcileCase {
 	}
 
 	// The same Applied patch in a namespace it shares with 99 others.
-	crowded := benchPatchRef
-	crowded.Namespace = "crowded"
-	for i := range 100 {
-		op, dep := benchObjectPatch(), benchDeployment()
-		name := "application"
-		if i > 0 {
-			name = fmt.Sprintf("application-%02d", i)
-			op["metadata"].(map[string]any)["name"] = fmt.Sprintf("patch-%02d", i)
-		}
-		op["metadata"].(map[string]any)["namespace"] = "crowded"
-		op["spec"].(map[string]any)["targetRef"].(map[string]any)["name"] = name
-		dep["metadata"].(map[string]any)["namespace"] = "crowded"
-		dep["metadata"].(map[string]any)["name"] = name
-		for _, o := range []map[string]any{dep, op} {
-			if err := c.Apply(o); err != nil {
-				tb.Fatal(err)
-			}
-		}
-	}
+	crowded := applyCrowded(tb, c)
 	record("", crowded)
 	record("", crowded)
 	clock.Set(benchT0.Add(25 * time.Minute))
