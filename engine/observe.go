@@ -34,18 +34,20 @@ type Observation struct {
 
 // withValue returns o with its CEL value made once (read-only).
 func (o Observation) withValue() Observation {
-	o.val = o.value()
+	o.val = o.value(nil)
 	return o
 }
 
-func (o Observation) value() any {
+// value is the observation's CEL value; values not known canonical are
+// made so, answered from lib's registry for frozen ones.
+func (o Observation) value(lib *library.Memory) any {
 	if o.val != nil {
 		return o.val
 	}
 	if o.Each != nil {
 		out := make([]any, len(o.Each))
 		for i, e := range o.Each {
-			out[i] = e.value()
+			out[i] = e.value(lib)
 		}
 		return out
 	}
@@ -57,7 +59,7 @@ func (o Observation) value() any {
 		"scope":   string(o.Scope),
 		"message": o.Message,
 	}
-	canon := library.Canonical
+	canon := lib.Canonical
 	if o.canonical {
 		canon = func(v any) any { return v }
 	}
@@ -104,7 +106,7 @@ type Read struct {
 }
 
 // skipped is the value of an observation not made.
-var skipped = Observation{Skipped: true}.value()
+var skipped = Observation{Skipped: true}.value(nil)
 
 // Reads returns the first wave of observations to make before stepping
 // obj at now: those that read no other observation (fsm.Observe.Wave).
@@ -193,4 +195,13 @@ func readOf(o *fsm.Observe, v *vars, r Read) Read {
 func refFromMap(m map[string]any) adapters.Ref {
 	s := func(k string) string { x, _ := m[k].(string); return x }
 	return adapters.Ref{APIVersion: s("apiVersion"), Kind: s("kind"), Namespace: s("namespace"), Name: s("name")}
+}
+
+// libraryOf is the library memory of m's run, whose registry answers for
+// frozen values (nil: none; its methods then compute).
+func libraryOf(m *fsm.Machine) *library.Memory {
+	if m == nil || m.Memory == nil {
+		return nil
+	}
+	return m.Memory.Library
 }

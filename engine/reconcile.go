@@ -241,7 +241,7 @@ func (r *Reconciliation) read(res adapters.Result) {
 func (r *Reconciliation) remember(mem map[string]any) {
 	// Memories are never changed in place (resolve builds each new one),
 	// so the memory read is kept as it is to compare with at the end.
-	r.orig, _ = library.Canonical(mem).(map[string]any)
+	r.orig, _ = libraryOf(r.m).Canonical(mem).(map[string]any)
 	r.mem = r.orig
 	r.observe()
 }

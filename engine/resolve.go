@@ -43,7 +43,8 @@ func classify(v *vars, pa PlannedAction, i int, res adapters.Result) ActionResul
 		return ar
 	}
 	if res.Outcome == adapters.OK && pa.Action.Expect != nil {
-		bind := map[string]any{"last": lastValue(ar), "result": library.Canonical(res.Object)}
+		lib := libraryOf(v.m)
+		bind := map[string]any{"last": lastValue(lib, ar), "result": lib.Canonical(res.Object)}
 		if pa.Items != nil {
 			bind["item"], bind["index"] = pa.Items[i], int64(i)
 		}
@@ -59,10 +60,10 @@ func classify(v *vars, pa PlannedAction, i int, res adapters.Result) ActionResul
 	return ar
 }
 
-func lastValue(ar ActionResult) map[string]any {
+func lastValue(lib *library.Memory, ar ActionResult) map[string]any {
 	obj := map[string]any{}
 	if ar.Object != nil {
-		obj = library.Canonical(ar.Object).(map[string]any)
+		obj = lib.Canonical(ar.Object).(map[string]any)
 	}
 	return map[string]any{"action": ar.Action, "outcome": ar.Outcome, "message": ar.Message, "object": obj}
 }
@@ -106,7 +107,7 @@ func resolve(m *fsm.Machine, d *Decision, step *vars, results []ActionResult) (*
 	if len(results) > 0 {
 		l := results[len(results)-1]
 		last = &l
-		v = step.with(map[string]any{"last": lastValue(l)})
+		v = step.with(map[string]any{"last": lastValue(libraryOf(m), l)})
 		if l.Outcome != string(adapters.OK) || hasOKRoute(t, l.Action) {
 			route = nil
 			for _, r := range t.Routes {

@@ -7,7 +7,6 @@ import (
 	"github.com/google/cel-go/common/types/ref"
 
 	"github.com/statecraft/statecraft/fsm"
-	"github.com/statecraft/statecraft/library"
 )
 
 // Snapshot is everything one step sees: the object, what was observed, and
@@ -94,12 +93,12 @@ func newVarsOf(m *fsm.Machine, obj, mem map[string]any, canonical bool, obs map[
 func newVarsUnobserved(m *fsm.Machine, obj, mem map[string]any, canonical bool, now time.Time) (*vars, *Problem) {
 	self := obj
 	if !canonical {
-		self, _ = library.Canonical(obj).(map[string]any)
+		self, _ = libraryOf(m).Canonical(obj).(map[string]any)
 	}
 	if mem == nil {
 		mem = memoryOf(m, self)
 	} else if !canonical {
-		mem, _ = library.Canonical(mem).(map[string]any)
+		mem, _ = libraryOf(m).Canonical(mem).(map[string]any)
 	}
 	v := &vars{m: m, self: self, status: mem, now: now}
 	var problem *Problem
@@ -121,7 +120,7 @@ func (v *vars) observing(obs map[string]Observation) *vars {
 func (v *vars) observe(obs map[string]Observation) {
 	v.obs = make(map[string]any, len(v.m.Observes))
 	for name, o := range obs {
-		v.obs[name] = o.value()
+		v.obs[name] = o.value(libraryOf(v.m))
 	}
 	for _, o := range v.m.Observes {
 		if _, ok := v.obs[o.Name]; !ok {

@@ -73,7 +73,7 @@ func (l statecraftLib) CompileOptions() []cel.EnvOption {
 			cel.Overload("patch_satisfied_dyn_dyn", []*cel.Type{dyn, dyn}, cel.BoolType, cel.BinaryBinding(satisfiedFn))),
 		cel.Function("patch.contains",
 			cel.Overload("patch_contains_dyn_dyn", []*cel.Type{dyn, dyn}, cel.BoolType, cel.BinaryBinding(func(a, b ref.Val) ref.Val {
-				return types.Bool(jsonvalue.Contains(l.mem.canonical(ToGo(a)), l.mem.canonical(ToGo(b))))
+				return types.Bool(jsonvalue.Contains(l.mem.Canonical(ToGo(a)), l.mem.Canonical(ToGo(b))))
 			}))),
 		cel.Function("microTime",
 			cel.Overload("microtime_timestamp", []*cel.Type{cel.TimestampType}, cel.StringType, cel.UnaryBinding(func(v ref.Val) ref.Val {
@@ -198,12 +198,12 @@ func Normalize(v any) any {
 // jsonvalue.IsCanonical), else a normalized copy: for values that are only
 // read, it saves the copy.
 func Canonical(v any) any {
-	return (*Memory)(nil).canonical(v)
+	return (*Memory)(nil).Canonical(v)
 }
 
-// canonical is Canonical, answered from memory for a value frozen in
-// mem's registry.
-func (mem *Memory) canonical(v any) any {
+// Canonical is the package's Canonical, answered from memory for a value
+// frozen in mem's registry (a nil mem, or a value not frozen: checked).
+func (mem *Memory) Canonical(v any) any {
 	if c, err := mem.frozen().Canonical(v); err == nil {
 		return c
 	}
