@@ -190,7 +190,6 @@ var faultOpen = map[string]string{
 	"clusterextension/apply-failure-installed.scenario.hcl reads 1 writes stale":  "revision argocd-1 ends without status.completedAt",
 	"clusterextension/apply-failure-installed.scenario.hcl reads 3 writes stale":  "revision argocd-1 ends without status.completedAt",
 	"clusterextension/apply-failure-installed.scenario.hcl reads 10 writes stale": "revision argocd-1 ends without status.completedAt",
-	"objectpatch/claims-lost.scenario.hcl crash after write 13":                   "the losing patch keeps status.reapply \"accepted\" (the crash fell between clearing the annotation and the status write; only an apply clears it)",
 }
 
 func acceptedDifference(s *scenario.Scenario, sched scenario.FaultSchedule, d scenario.FieldDiff) string {
