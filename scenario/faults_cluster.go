@@ -36,11 +36,11 @@ import (
 // becomes visible, and as without faults not of its own: a reconcile's
 // writes to its object wake nobody, and its writes to what the object
 // controls do not wake the object, however late they become visible (each
-// record keeps the reconcile that made it). A write becomes visible after N later writes, once the
-// engine has begun N reconciles since, or once StaleFor of virtual time has
-// passed (at the runner's next step): an informer does catch up, within
-// moments; a lag that lasts would be a partition, not a stale cache. So the
-// lag bites where the engine acts fast: the bursts of reconciles and writes
+// record keeps the reconcile that made it). A write becomes visible after
+// N later writes, once the engine has begun N reconciles since, or once
+// StaleFor of virtual time has passed (at the runner's next step): an
+// informer does catch up, within moments; a lag that lasts would be a
+// partition, not a stale cache. So the lag bites where the engine acts fast: the bursts of reconciles and writes
 // at one instant that a transition's after = 0s and the wake-ups of owners
 // make. The engine's own updates, patches and applies of an
 // object its view held are served as written until the view catches up,
