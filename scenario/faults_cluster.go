@@ -33,11 +33,14 @@ import (
 // before the last N writes (each write with every change it made,
 // cascades included), and the engine hears of a write (the runner's
 // wake-up of the objects it concerns, an informer event) only once it
-// becomes visible. A write becomes visible after N later writes, once the
-// engine has begun N reconciles since, or once StaleFor of virtual time has
-// passed (at the runner's next step): an informer does catch up, within
-// moments; a lag that lasts would be a partition, not a stale cache. So the
-// lag bites where the engine acts fast: the bursts of reconciles and writes
+// becomes visible, and as without faults not of its own: a reconcile's
+// writes to its object wake nobody, and its writes to what the object
+// controls do not wake the object, however late they become visible (each
+// record keeps the reconcile that made it). A write becomes visible after
+// N later writes, once the engine has begun N reconciles since, or once
+// StaleFor of virtual time has passed (at the runner's next step): an
+// informer does catch up, within moments; a lag that lasts would be a
+// partition, not a stale cache. So the lag bites where the engine acts fast: the bursts of reconciles and writes
 // at one instant that a transition's after = 0s and the wake-ups of owners
 // make. The engine's own updates, patches and applies of an
 // object its view held are served as written until the view catches up,
@@ -79,8 +82,9 @@ type FaultCluster struct {
 	sched FaultSchedule
 
 	inReconcile bool
-	reconciles  int // the engine's reconciles so far
-	writes      int // the engine's writes so far
+	current     adapters.Ref // the object being reconciled, while inReconcile
+	reconciles  int          // the engine's reconciles so far
+	writes      int          // the engine's writes so far
 	crashed     bool
 	restart     bool
 
@@ -89,7 +93,7 @@ type FaultCluster struct {
 	last    map[adapters.Ref]version // each object as last recorded
 	lag     []lagged                 // the writes not yet visible, oldest first
 	overlay map[adapters.Ref]map[string]any
-	visible []sim.Record // records the runner may take
+	visible []madeRecord // records the runner may take
 	healed  bool
 
 	// Touched are the objects the engine wrote (dry runs not).
@@ -123,7 +127,7 @@ type change struct {
 // (with each object as it was before) and its records.
 type lagged struct {
 	changes []change
-	records []sim.Record
+	records []madeRecord
 	at      int       // the engine's reconciles when it was made
 	when    time.Time // the virtual time it was made
 }
@@ -143,8 +147,8 @@ func NewFaultCluster(inner *sim.Cluster, sched FaultSchedule) *FaultCluster {
 
 // The runner tells a FaultCluster when the engine reconciles (see
 // reconcileHooks in run.go).
-func (f *FaultCluster) beginReconcile(adapters.Ref) {
-	f.inReconcile = true
+func (f *FaultCluster) beginReconcile(ref adapters.Ref) {
+	f.inReconcile, f.current = true, ref
 	f.reconciles++
 	f.catchUp()
 }
@@ -161,7 +165,7 @@ func (f *FaultCluster) catchUp() {
 }
 
 func (f *FaultCluster) endReconcile() bool {
-	f.inReconcile = false
+	f.inReconcile, f.current = false, adapters.Ref{}
 	if !f.restart {
 		return false
 	}
@@ -215,7 +219,7 @@ func (f *FaultCluster) Do(ctx context.Context, req adapters.Request) adapters.Re
 			}
 		}
 	}
-	f.drain()
+	f.drainServed()
 	return res
 }
 
@@ -237,8 +241,24 @@ func (f *FaultCluster) heal() {
 // drain records the changes the store made since the last drain as one
 // write (with the records of its requests) and makes the oldest visible
 // beyond N.
-func (f *FaultCluster) drain() {
-	recs := f.inner.TakeRecords()
+func (f *FaultCluster) drain() { f.drainRecords(false) }
+
+// drainServed is drain right after the inner cluster served a request: its
+// record is the last one, and during a reconcile it is that reconcile's.
+// The records before it are its simulated controllers' (the garbage
+// collector acts before the first request served once it is due), made in
+// no reconcile.
+func (f *FaultCluster) drainServed() { f.drainRecords(f.inReconcile) }
+
+func (f *FaultCluster) drainRecords(served bool) {
+	taken := f.inner.TakeRecords()
+	recs := make([]madeRecord, len(taken))
+	for i, r := range taken {
+		recs[i] = madeRecord{Record: r}
+	}
+	if served && len(recs) > 0 {
+		recs[len(recs)-1].by = f.current
+	}
 	if !f.stale() {
 		f.visible = append(f.visible, recs...)
 		f.pending = f.pending[:0]
@@ -335,7 +355,7 @@ func resourceVersionOf(obj map[string]any) string {
 // staleRead answers an engine read from the lagged view.
 func (f *FaultCluster) staleRead(ctx context.Context, req adapters.Request) adapters.Result {
 	res := f.inner.Do(ctx, req) // the fresh answer: classification, scope, and the read's record
-	f.drain()
+	f.drainServed()
 	if res.Outcome != adapters.OK && res.Outcome != adapters.NotFound {
 		return res
 	}
@@ -440,6 +460,17 @@ func (f *FaultCluster) Scope(ctx context.Context, apiVersion, kind string) adapt
 // TakeRecords returns the records of the requests served since the last
 // call; with stale reads, a write's only once the engine can see it.
 func (f *FaultCluster) TakeRecords() []sim.Record {
+	made := f.takeRecords()
+	out := make([]sim.Record, len(made))
+	for i, r := range made {
+		out[i] = r.Record
+	}
+	return out
+}
+
+// takeRecords is TakeRecords with the object whose reconcile made each
+// request (see madeRecord).
+func (f *FaultCluster) takeRecords() []madeRecord {
 	f.heal()
 	f.drain()
 	out := f.visible
@@ -499,9 +530,24 @@ func (f *FaultCluster) ClearAdmissions() { f.inner.ClearAdmissions() }
 type reconcileHooks interface {
 	beginReconcile(ref adapters.Ref)
 	endReconcile() (restart bool)
+	// takeRecords is TakeRecords with the object whose reconcile made
+	// each request: the runner cannot tell it from when it takes a
+	// record, which may be long after (stale reads).
+	takeRecords() []madeRecord
 	// nextVisible is when a write the engine cannot see yet becomes
 	// visible (ok false: none is waiting).
 	nextVisible() (at time.Time, ok bool)
+}
+
+// madeRecord is a served request with the object whose reconcile made it
+// (zero: made in none, as the world's requests). The runner wakes nobody
+// for a write by an object's own reconcile to itself, nor the object for
+// its own writes to what it controls (flush); with stale reads a write
+// reaches the runner only once visible, in another reconcile or in none,
+// so the record carries who made it.
+type madeRecord struct {
+	sim.Record
+	by adapters.Ref
 }
 
 // wakeFor makes the runner take a step when the next lagged write becomes

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/statecraft/statecraft/adapters"
 	"github.com/statecraft/statecraft/adapters/sim"
@@ -156,6 +158,47 @@ func TestCrashAfterVersionWriteCreatesTheOperation(t *testing.T) {
 		}
 		if crashed == 0 {
 			t.Fatalf("%s: no version was written: the test proves nothing", path)
+		}
+	}
+}
+
+// Under stale reads a write reaches the runner only once the engine can see
+// it, in a later reconcile or in none; the runner, which wakes nobody for
+// an object's own write to itself, judged that by the object reconciling
+// when it took the record, so the writer's own late status write woke it as
+// another actor's would. In clusterextension/apply-failure-installed,
+// ClusterExtension/argocd, whose COD apply failed at 1m (its retry due 10s
+// later), was woken a second later by its own status write and retried at
+// once: the apply went through before argocd-1 completed at 1m05, and
+// argocd-1 was archived without status.completedAt (issue 18's open
+// difference under reads 1, 3 and 10 writes stale). The record now carries
+// the reconcile that made it.
+func TestStaleReadsOwnWriteWakesNobody(t *testing.T) {
+	s, diags := scenario.Load("../spec/conformance/clusterextension/apply-failure-installed.scenario.hcl")
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	ms, diags := scenario.Compile(s)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	for _, n := range []int{0, 1, 3, 10} {
+		run, err := scenario.RunWithFaults(context.Background(), s, ms, scenario.FaultSchedule{StaleWrites: n}, faultSettle)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// From the edit at 1m to the Deployment's readiness at 1m05
+		// nothing but its own failed apply and its backoff concerns the
+		// extension: it applies once.
+		var applies []string
+		for _, l := range run.Result.Trace {
+			if l.Kind == "transition" && l.Object == "ClusterExtension/argocd" && l.At >= time.Minute && l.At < time.Minute+5*time.Second &&
+				strings.Contains(l.Text, `by "apply deployment"`) {
+				applies = append(applies, scenario.Stamp(l.At)+" "+l.Text)
+			}
+		}
+		if len(applies) != 1 {
+			t.Errorf("reads %d writes stale: %d applies of the COD between 1m and 1m05, want 1:\n%s", n, len(applies), strings.Join(applies, "\n"))
 		}
 	}
 }

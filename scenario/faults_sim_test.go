@@ -107,10 +107,6 @@ func TestFaultSchedulesOnSimulator(t *testing.T) {
 				if got == want {
 					continue
 				}
-				if why, ok := faultOpen[rel+" "+sched.String()]; ok {
-					t.Logf("%s: OPEN, not checked: %s", sched, why)
-					continue
-				}
 				var real []string
 				for _, d := range scenario.StateDiffs(want, got) {
 					if why := acceptedDifference(s, sched, d); why != "" {
@@ -180,17 +176,6 @@ func TestFaultScheduleTrace(t *testing.T) {
 // faultExclusions are scenarios the fault schedules cannot run, with why.
 var faultExclusions = map[string]string{
 	"clusterobjectset/predecessors.scenario.hcl": "it restores recorded objects (recorded = true), which only the plain simulated cluster can, not the fault cluster",
-}
-
-// faultOpen are schedules whose final state differs for a cause not yet
-// understood or fixed (found 2026-12-01 by the full run of make faults,
-// after issue 17's new scenarios; the closing note of that day lists
-// them): they are reported, not checked, until fixed.
-var faultOpen = map[string]string{
-	"clusterextension/apply-failure-installed.scenario.hcl reads 1 writes stale":  "revision argocd-1 ends without status.completedAt",
-	"clusterextension/apply-failure-installed.scenario.hcl reads 3 writes stale":  "revision argocd-1 ends without status.completedAt",
-	"clusterextension/apply-failure-installed.scenario.hcl reads 10 writes stale": "revision argocd-1 ends without status.completedAt",
-	"objectpatch/claims-lost.scenario.hcl crash after write 13":                   "the losing patch keeps status.reapply \"accepted\" (the crash fell between clearing the annotation and the status write; only an apply clears it)",
 }
 
 func acceptedDifference(s *scenario.Scenario, sched scenario.FaultSchedule, d scenario.FieldDiff) string {

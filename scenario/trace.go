@@ -126,7 +126,8 @@ func (r *runner) emit(l Line) {
 // machine drives the owner's kind (so a deployment hears of its revisions).
 // Writes by an object's own reconcile to itself wake nothing.
 func (r *runner) flush(trace bool) {
-	for _, rec := range r.cluster.TakeRecords() {
+	for _, made := range r.takeRecords() {
+		rec := made.Record
 		for w := range r.counts {
 			if matches(rec, w) {
 				r.counts[w]++
@@ -141,13 +142,29 @@ func (r *runner) flush(trace bool) {
 		if rec.Outcome != adapters.OK || rec.DryRun {
 			continue
 		}
-		if rec.Ref != r.current {
+		if rec.Ref != made.by {
 			r.schedule(rec.Ref, r.clock.Now())
 		}
-		if owner, ok := r.controller(rec.Ref); ok && owner != r.current {
+		if owner, ok := r.controller(rec.Ref); ok && owner != made.by {
 			r.schedule(owner, r.clock.Now())
 		}
 	}
+}
+
+// takeRecords takes the cluster's records, each with the object whose
+// reconcile made it: a FaultCluster knows; any other cluster hands the
+// runner its records as they are served, so during a reconcile they are
+// that reconcile's, and outside one the world's.
+func (r *runner) takeRecords() []madeRecord {
+	if h, ok := r.cluster.(reconcileHooks); ok {
+		return h.takeRecords()
+	}
+	recs := r.cluster.TakeRecords()
+	out := make([]madeRecord, len(recs))
+	for i, rec := range recs {
+		out[i] = madeRecord{Record: rec, by: r.current}
+	}
+	return out
 }
 
 // RequestText renders one request as a trace line shows it: verb,

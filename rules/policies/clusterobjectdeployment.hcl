@@ -342,9 +342,16 @@ machine "clusterobjectdeployment" {
     reason  = RevisionsPruned
     message = "'pruned ' + prunable.map(s, s.metadata.name).join(', ') + ' (revisionHistoryLimit ' + string(param.revision_history_limit) + ')'"
 
+    # Already gone: the list it was pruned from was behind the server (a
+    # cache not yet showing a delete, this engine's own included). Looking
+    # again at once would find it listed still, and prune it again and
+    # again within the reconcile (the fault schedules of issue 18, stale
+    # reads in cod/history*: MicroStepLimitExceeded); the next look is
+    # after retry_interval.
     on "prune" "not_found" {
       to     = Progressed
       reason = RevisionsPruned
+      after  = "param.retry_interval"
     }
     on "*" "*" {
       to     = Progressing
@@ -365,9 +372,11 @@ machine "clusterobjectdeployment" {
     reason  = RevisionsPruned
     message = "'pruned ' + prunable.map(s, s.metadata.name).join(', ') + ' (revisionHistoryLimit ' + string(param.revision_history_limit) + ')'"
 
+    # As in "prune history".
     on "prune" "not_found" {
       to     = Progressing
       reason = RevisionsPruned
+      after  = "param.retry_interval"
     }
     on "*" "*" {
       to     = Progressing

@@ -239,6 +239,23 @@ machine "objectpatch" {
     }
   }
 
+  # status.reapply "accepted" says only that the annotation is still to be
+  # cleared. With the annotation gone it is cleared too, as the status write
+  # of "clear reapply annotation" would have: an engine that stopped between
+  # clearing the annotation and that write left it, and a cycle that then
+  # ends otherwise than by an apply (claimed, access denied, ...) kept it for
+  # good (the fault schedules of issue 18: objectpatch/claims-lost, crash
+  # after write 13). The cycle goes on as accepted, and an annotation set
+  # again later authorizes a cycle of its own (OP-96).
+  transition "reapply annotation gone" {
+    from    = [Pending]
+    when    = "!reapply && status.?reapply.orValue('') == 'accepted'"
+    to      = Pending
+    reason  = Pending
+    message = "'reapply annotation accepted: a new apply cycle starts'"
+    set     = { reapply = "null" }
+  }
+
   # ---- Claims: a loser rechecks ownership every requeueInterval. ----
 
   transition "still claimed" {
