@@ -7,64 +7,6 @@ import (
 	"strings"
 )
 
-// StateDiff describes how two FinalStates differ, field by field: for each
-// object in only one of them, that; for each object in both, the paths
-// whose values differ, with both values. It returns "" when they are the
-// same.
-func StateDiff(want, got string) string {
-	w, g := stateLines(want), stateLines(got)
-	refs := map[string]bool{}
-	for r := range w {
-		refs[r] = true
-	}
-	for r := range g {
-		refs[r] = true
-	}
-	sorted := make([]string, 0, len(refs))
-	for r := range refs {
-		sorted = append(sorted, r)
-	}
-	sort.Strings(sorted)
-	var b strings.Builder
-	for _, r := range sorted {
-		wv, inW := w[r]
-		gv, inG := g[r]
-		switch {
-		case !inW:
-			fmt.Fprintf(&b, "  %s: only with faults: %s\n", r, gv)
-		case !inG:
-			fmt.Fprintf(&b, "  %s: only without faults: %s\n", r, wv)
-		case wv != gv:
-			var a, c any
-			if json.Unmarshal([]byte(wv), &a) != nil || json.Unmarshal([]byte(gv), &c) != nil {
-				fmt.Fprintf(&b, "  %s:\n    want %s\n     got %s\n", r, wv, gv)
-				continue
-			}
-			fa, fc := map[string]string{}, map[string]string{}
-			flatten("", a, fa)
-			flatten("", c, fc)
-			paths := map[string]bool{}
-			for p := range fa {
-				paths[p] = true
-			}
-			for p := range fc {
-				paths[p] = true
-			}
-			ps := make([]string, 0, len(paths))
-			for p := range paths {
-				if fa[p] != fc[p] {
-					ps = append(ps, p)
-				}
-			}
-			sort.Strings(ps)
-			for _, p := range ps {
-				fmt.Fprintf(&b, "  %s %s: want %s, got %s\n", r, p, orAbsent(fa[p]), orAbsent(fc[p]))
-			}
-		}
-	}
-	return b.String()
-}
-
 func orAbsent(s string) string {
 	if s == "" {
 		return "(absent)"
@@ -117,7 +59,10 @@ func (d FieldDiff) String() string {
 	return fmt.Sprintf("%s %s: want %s, got %s", d.Object, d.Path, orAbsent(d.Want), orAbsent(d.Got))
 }
 
-// StateDiffs is StateDiff as a list.
+// StateDiffs describes how two FinalStates differ, field by field: for
+// each object in only one of them, that (Path ""); for each object in
+// both, the paths whose values differ, with both values. It returns nil
+// when they are the same.
 func StateDiffs(want, got string) []FieldDiff {
 	w, g := stateLines(want), stateLines(got)
 	refs := map[string]bool{}

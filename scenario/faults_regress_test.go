@@ -21,14 +21,7 @@ import (
 // found the revision and reported it, but never the hash. Every report now
 // carries it (as it carries latestRevision).
 func TestCrashAfterRevisionCreateKeepsTemplateHash(t *testing.T) {
-	s, diags := scenario.Load("../spec/conformance/cod/revisions.scenario.hcl")
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
-	ms, diags := scenario.Compile(s)
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
+	s, ms := loadCompiled(t, "../spec/conformance/cod/revisions.scenario.hcl")
 	ctx := context.Background()
 	base, err := scenario.RunWithFaults(ctx, s, ms, scenario.FaultSchedule{}, faultSettle)
 	if err != nil {
@@ -72,14 +65,7 @@ func TestCrashAfterRevisionCreateKeepsTemplateHash(t *testing.T) {
 // the annotation is cleared.
 func TestCrashAfterReapplyAcceptedStartsTheCycle(t *testing.T) {
 	for _, path := range []string{"../spec/conformance/objectpatch/rejections.scenario.hcl", "../spec/conformance/objectpatch/access-denied.scenario.hcl"} {
-		s, diags := scenario.Load(path)
-		if diags.HasErrors() {
-			t.Fatal(diags)
-		}
-		ms, diags := scenario.Compile(s)
-		if diags.HasErrors() {
-			t.Fatal(diags)
-		}
+		s, ms := loadCompiled(t, path)
 		ctx := context.Background()
 		base, err := scenario.RunWithFaults(ctx, s, ms, scenario.FaultSchedule{}, faultSettle)
 		if err != nil {
@@ -118,14 +104,7 @@ func TestCrashAfterReapplyAcceptedStartsTheCycle(t *testing.T) {
 // restarted engine finishes it.
 func TestCrashAfterVersionWriteCreatesTheOperation(t *testing.T) {
 	for _, path := range []string{"../spec/conformance/autopatch/starts.scenario.hcl", "../spec/conformance/autopatch/candidates.scenario.hcl"} {
-		s, diags := scenario.Load(path)
-		if diags.HasErrors() {
-			t.Fatal(diags)
-		}
-		ms, diags := scenario.Compile(s)
-		if diags.HasErrors() {
-			t.Fatal(diags)
-		}
+		s, ms := loadCompiled(t, path)
 		ctx := context.Background()
 		base, err := scenario.RunWithFaults(ctx, s, ms, scenario.FaultSchedule{}, faultSettle)
 		if err != nil {
@@ -174,14 +153,7 @@ func TestCrashAfterVersionWriteCreatesTheOperation(t *testing.T) {
 // difference under reads 1, 3 and 10 writes stale). The record now carries
 // the reconcile that made it.
 func TestStaleReadsOwnWriteWakesNobody(t *testing.T) {
-	s, diags := scenario.Load("../spec/conformance/clusterextension/apply-failure-installed.scenario.hcl")
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
-	ms, diags := scenario.Compile(s)
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
+	s, ms := loadCompiled(t, "../spec/conformance/clusterextension/apply-failure-installed.scenario.hcl")
 	for _, n := range []int{0, 1, 3, 10} {
 		run, err := scenario.RunWithFaults(context.Background(), s, ms, scenario.FaultSchedule{StaleWrites: n}, faultSettle)
 		if err != nil {

@@ -44,14 +44,7 @@ func TestFaultSchedulesOnSimulator(t *testing.T) {
 			if why, ok := faultExclusions[rel]; ok {
 				t.Skip(why)
 			}
-			s, diags := scenario.Load(path)
-			if diags.HasErrors() {
-				t.Fatal(diags)
-			}
-			ms, diags := scenario.Compile(s)
-			if diags.HasErrors() {
-				t.Fatal(diags)
-			}
+			s, ms := loadCompiled(t, path)
 			ctx := context.Background()
 			base, err := scenario.RunWithFaults(ctx, s, ms, scenario.FaultSchedule{}, faultSettle)
 			if err != nil {
@@ -137,14 +130,7 @@ func TestFaultScheduleTrace(t *testing.T) {
 	if path == "" {
 		t.Skip("set STATECRAFT_FAULT_SCENARIO (and STATECRAFT_FAULT_CRASH or STATECRAFT_FAULT_STALE)")
 	}
-	s, diags := scenario.Load(path)
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
-	ms, diags := scenario.Compile(s)
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
+	s, ms := loadCompiled(t, path)
 	var sched scenario.FaultSchedule
 	sched.CrashAfterWrite, _ = strconv.Atoi(os.Getenv("STATECRAFT_FAULT_CRASH"))
 	sched.StaleWrites, _ = strconv.Atoi(os.Getenv("STATECRAFT_FAULT_STALE"))

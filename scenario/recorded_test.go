@@ -67,14 +67,7 @@ func runRecorded(t *testing.T, extra string) []scenario.Line {
 	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, diags := scenario.Load(path)
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
-	ms, diags := scenario.Compile(s)
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
+	s, ms := loadCompiled(t, path)
 	res, err := scenario.Run(context.Background(), s, ms, scenario.Options{})
 	if err != nil {
 		t.Fatal(err)

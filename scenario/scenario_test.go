@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/statecraft/statecraft/fsm"
 	"github.com/statecraft/statecraft/scenario"
 )
 
@@ -181,4 +182,19 @@ scenario "reads" {
 	if len(res.Failures) > 0 {
 		t.Fatalf("failures: %v\n%s", res.Failures, trace(res))
 	}
+}
+
+// loadCompiled loads the scenario at path and compiles its machines,
+// failing the test on any diagnostic.
+func loadCompiled(t testing.TB, path string) (*scenario.Scenario, []*fsm.Machine) {
+	t.Helper()
+	s, diags := scenario.Load(path)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	ms, diags := scenario.Compile(s)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	return s, ms
 }
