@@ -1,9 +1,10 @@
-# AP-48 AP-66: a half-start's halt ends, like a paused operation's, when a
-# later manual upgrade of its cluster completes. As half-start, prod's
-# version is written at 0s and its operation cannot be created in three
-# tries: halted at 20s (the halt's time). A manual Talos upgrade of prod
-# that completed before the scenario started clears nothing; a manual
-# Kubernetes upgrade of prod, started at 1m, completes at 6m and ends the
+# AP-48 AP-66 AP-67: a half-start's halt ends, like a paused operation's,
+# when a later manual upgrade of its cluster completes. As half-start,
+# prod's version is written at 0s and its operation cannot be created in
+# three tries: halted at 20s (the halt's time). A manual Talos upgrade of
+# prod that completed before the scenario started clears nothing; another
+# manual Talos upgrade of prod (a kind of manual operation halt-ends and
+# halt-ends-cni do not show), started at 1m, completes at 6m and ends the
 # halt at the next tick (6m20s).
 scenario "half-start: the halt ends by a later manual upgrade" {
   rules   = ["executor.hcl"]
@@ -28,7 +29,7 @@ scenario "half-start: the halt ends by a later manual upgrade" {
 
   at "1m" {
     as     = "alice"
-    create = ["prod-manual-kubernetes.yaml"]
+    create = ["prod-manual-talos-late.yaml"]
   }
 
   expect "20s" {
@@ -41,7 +42,7 @@ scenario "half-start: the halt ends by a later manual upgrade" {
     }
   }
   expect "6m" {
-    object = "TalosOperation/fleet/prod-manual-kubernetes"
+    object = "TalosOperation/fleet/prod-manual-talos-late"
     fields = { "status.phase" = "Completed" }
   }
   expect "6m19s" {
