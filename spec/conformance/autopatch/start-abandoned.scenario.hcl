@@ -39,8 +39,9 @@ scenario "start abandoned: the version changed after the decision" {
     state  = "Starting"
     reason = "StartDecided"
     fields = {
-      "status.autoPatch.starting.from" = "v1.10.2"
-      "status.autoPatch.starting.to"   = "v1.10.5"
+      "status.autoPatch.starting.from"            = "v1.10.2"
+      "status.autoPatch.starting.to"              = "v1.10.5"
+      "status.conditions[AutoPatchHalted].status" = "False"
     }
   }
   expect "10s" {
