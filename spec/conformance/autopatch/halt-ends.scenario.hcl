@@ -4,7 +4,9 @@
 # at 12m: halted again. A manual CNI operation on another cluster (edge)
 # completes at 15m, a manual reboot of prod (not an upgrade) at 17m: they
 # clear nothing. A manual Kubernetes upgrade of
-# prod, started at 20m, completes at 25m: the halt ends.
+# prod, started at 20m, completes at 25m: the halt ends. Neither end is an
+# acknowledgement: status.autoPatch.acknowledged stays empty (the operation
+# halted at 12m stays Paused, not acknowledged).
 scenario "halt ends by deletion and by a later manual upgrade" {
   rules   = ["executor.hcl"]
   run_for = "30m"
@@ -48,10 +50,14 @@ scenario "halt ends by deletion and by a later manual upgrade" {
     state  = "Halted"
     fields = { "status.autoPatch.haltedOperation" = "fleet/prod-autopatch-talos-v1-10-5" }
   }
+  # A halt that ends without an acknowledgement leaves none on record.
   expect "10m" {
     object = "IchorInstallation/ichor-system/ichor"
     state  = "Active"
-    fields = { "status.autoPatch.lastOperation" = "fleet/prod-autopatch-kubernetes-v1-32-6" }
+    fields = {
+      "status.autoPatch.lastOperation" = "fleet/prod-autopatch-kubernetes-v1-32-6"
+      "status.autoPatch.acknowledged"  = []
+    }
   }
   expect "13m" {
     object = "IchorInstallation/ichor-system/ichor"
@@ -81,6 +87,7 @@ scenario "halt ends by deletion and by a later manual upgrade" {
     fields = {
       "status.autoPatch.haltedOperation"          = null
       "status.conditions[AutoPatchHalted].status" = "False"
+      "status.autoPatch.acknowledged"             = []
     }
   }
   # The paused automatic operation was never retried or resumed by the

@@ -34,9 +34,16 @@ scenario "off by default, then turned on" {
       "status.autoPatch"                          = null
     }
   }
-  # The tick returns after reading the settings: no cluster, operation or
-  # Lease is listed, nothing is written but the installation's status.
+  # The patcher ticks every minute while off (the installation read at 0s,
+  # 1m, ... 9m: ten gets), and each tick returns after reading the settings:
+  # no cluster, operation or Lease is listed, nothing is written but the
+  # installation's status.
   expect "9m" {
+    reads {
+      verb  = "get"
+      kind  = "IchorInstallation"
+      count = 10
+    }
     reads {
       kind  = "TalosCluster"
       count = 0
