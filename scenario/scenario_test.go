@@ -39,13 +39,25 @@ func TestSpecExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := regexp.MustCompile("(?s)```hcl\n(scenario .*?)```").FindStringSubmatch(string(src))
+	example := regexp.MustCompile("(?s)```hcl\n(scenario .*?)```")
+	_, tail, _ := strings.Cut(string(src), "\n## Example")
+	m := example.FindStringSubmatch(tail)
 	if m == nil {
 		t.Fatal("no scenario example in spec/scenarios.md")
 	}
 	res := run(t, m[1])
 	if len(res.Failures) > 0 || res.Expects != 2 {
 		t.Fatalf("failures %v (expects %d)", res.Failures, res.Expects)
+	}
+	// The example of "Params refused at load time" passes: its rule file
+	// is refused.
+	_, tail, _ = strings.Cut(string(src), "Params refused at load time\n")
+	m = example.FindStringSubmatch(tail)
+	if m == nil || !strings.Contains(m[1], "expect_error") {
+		t.Fatal("no expect_error example in spec/scenarios.md")
+	}
+	if o := checkSource(t, m[1]); !o.Passed {
+		t.Fatalf("the expect_error example fails: %q", o.Problems)
 	}
 }
 
