@@ -108,6 +108,8 @@ var excluded = map[string]string{
 	"spec/conformance/cod/status-lost.scenario.hcl":                          "stages denials",
 	"spec/conformance/cod/prune-retry.scenario.hcl":                          "stages faults",
 	"spec/conformance/cod/poll-collision.scenario.hcl":                       "its starting objects name their owner by a simulator uid",
+	"spec/conformance/cod/status-lost-invalid.scenario.hcl":                  "stages denials",
+	"spec/conformance/cod/status-lost-preconditions.scenario.hcl":            "stages denials",
 	"spec/conformance/clusterextension/apply-failure-installed.scenario.hcl": "stages faults, denials or recorded objects",
 	"spec/conformance/clusterextension/short-intervals.scenario.hcl":         "stages faults, denials or recorded objects",
 	"spec/conformance/clusterobjectset/predecessors.scenario.hcl":            "stages faults, denials or recorded objects",
