@@ -171,7 +171,7 @@ func TestMutantEdits(t *testing.T) {
 	if strings.Contains(string(m.Source()), "# Label the map") == false {
 		t.Errorf("the comment above the do block was dropped with the route")
 	}
-	if m.Where() != "widget.hcl:43:5" {
+	if m.Where() != "widget.hcl:44:5" { // the route's line
 		t.Errorf("position %s", m.Where())
 	}
 }
@@ -215,6 +215,8 @@ func TestRunClassifies(t *testing.T) {
 		}
 		for id, want := range map[string]Status{
 			`widget param "min_items" default: 2 → 1`:                                                                                              Killed,
+			`widget param "min_items" valid: constant: 1 → 0`:                                                                                      Killed,
+			`widget param "min_items" valid: constant: 1 → 2`:                                                                                      Survived,
 			`widget transition "not ready" after: wait: param.poll → (param.poll) + (param.poll)`:                                                  TraceOnly,
 			`widget transition "become ready" set.seen: seen = true → dropped`:                                                                     Survived,
 			`widget transition "become ready" on "label" "*": route: on "label" "*" → dropped`:                                                     Rejected,
@@ -222,6 +224,13 @@ func TestRunClassifies(t *testing.T) {
 		} {
 			if status[id] != want {
 				t.Errorf("jobs %d: %s: %s, want %s", jobs, id, status[id], want)
+			}
+		}
+		for _, r := range rep.Results {
+			// Killed by the scenario that expects the refusal, which
+			// finds the mutant's rule file accepted.
+			if r.Mutant.ID == `widget param "min_items" valid: constant: 1 → 0` && (!strings.HasSuffix(r.By, "refused.scenario.hcl") || !strings.Contains(r.Why, "load and compile without an error")) {
+				t.Errorf("jobs %d: %s killed by %s (%s), want refused.scenario.hcl", jobs, r.Mutant.ID, r.By, r.Why)
 			}
 		}
 		if len(rep.Stale) != 1 || !strings.Contains(rep.Stale[0], `"3m": no such mutant`) {

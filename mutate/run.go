@@ -270,6 +270,14 @@ func (su *Suite) runMutant(ctx context.Context, m *Mutant) *Result {
 		}
 		r.Runs++
 		ms, diags := su.machines(sc, replace)
+		if sc.s.ExpectError != "" {
+			// Refused rule files: the mutant is killed when they load.
+			if p := scenario.ExpectedError(sc.s, diags); p != "" {
+				r.Status, r.By, r.Why = Killed, sc.path, p
+				return r
+			}
+			continue
+		}
 		if diags.HasErrors() {
 			r.Status, r.By, r.Why = Killed, sc.path, diagError(diags).Error()
 			return r

@@ -102,7 +102,9 @@ func LoadSuite(ctx context.Context, dirs []string, machines []string) (*Suite, e
 			sc.files = append(sc.files, f)
 			sc.params = append(sc.params, s.Params[r])
 		}
-		if sc.golden, err = os.ReadFile(scenario.GoldenPath(p)); err != nil {
+		if s.ExpectError != "" {
+			// Refused rule files: nothing runs, no golden trace.
+		} else if sc.golden, err = os.ReadFile(scenario.GoldenPath(p)); err != nil {
 			return nil, fmt.Errorf("%s: no golden trace: %v", p, err)
 		}
 		su.scenarios = append(su.scenarios, sc)
@@ -281,8 +283,17 @@ func (su *Suite) original(f *ruleFile, name string, params map[string]any) (*fsm
 func (su *Suite) machines(sc *suiteScenario, replace func(f *ruleFile, name string, params map[string]any) (*fsm.Machine, hcl.Diagnostics)) ([]*fsm.Machine, hcl.Diagnostics) {
 	var out []*fsm.Machine
 	var diags hcl.Diagnostics
+	overrides := map[string]map[string]any{}
 	for i, f := range sc.files {
 		for _, name := range f.machines {
+			if len(sc.params[i]) > 0 {
+				if overrides[name] == nil {
+					overrides[name] = map[string]any{}
+				}
+				for k, v := range sc.params[i] {
+					overrides[name][k] = v
+				}
+			}
 			var m *fsm.Machine
 			var d hcl.Diagnostics
 			if replace != nil {
@@ -297,6 +308,9 @@ func (su *Suite) machines(sc *suiteScenario, replace func(f *ruleFile, name stri
 			}
 		}
 	}
+	if !diags.HasErrors() {
+		diags = append(diags, scenario.CheckParams(out, overrides, sc.s.DeclRange)...)
+	}
 	return out, diags
 }
 
@@ -310,6 +324,12 @@ func (su *Suite) baseline(ctx context.Context, sc *suiteScenario) string {
 		}
 	}
 	ms, diags := su.machines(sc, nil)
+	if sc.s.ExpectError != "" {
+		if p := scenario.ExpectedError(sc.s, diags); p != "" {
+			return sc.path + ": " + p
+		}
+		return ""
+	}
 	if diags.HasErrors() {
 		return sc.path + ": " + diagError(diags).Error()
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/statecraft/statecraft/fsm"
@@ -17,19 +18,99 @@ import (
 func Compile(s *Scenario) ([]*fsm.Machine, hcl.Diagnostics) {
 	var files []*rules.File
 	var diags hcl.Diagnostics
+	overrides := map[string]map[string]any{}
 	for _, r := range s.Rules {
 		f, d := rules.LoadRef(ResolveRule(s, r))
 		diags = append(diags, d...)
 		if f != nil {
 			diags = append(diags, OverrideParams(f, s.Params[r], s.DeclRange)...)
 			files = append(files, f)
+			addOverrides(overrides, f, s.Params[r])
 		}
 	}
 	if diags.HasErrors() {
 		return nil, diags
 	}
 	ms, d := fsm.CompileIn(NewMemory(), files...)
-	return ms, append(diags, d...)
+	diags = append(diags, d...)
+	if diags.HasErrors() {
+		return ms, diags
+	}
+	return ms, append(diags, CheckParams(ms, overrides, s.DeclRange)...)
+}
+
+// addOverrides records a rule block's params under the name of each
+// machine of f, for CheckParams.
+func addOverrides(into map[string]map[string]any, f *rules.File, params map[string]any) {
+	if len(params) == 0 {
+		return
+	}
+	for _, m := range f.Machines {
+		if into[m.Name] == nil {
+			into[m.Name] = map[string]any{}
+		}
+		for k, v := range params {
+			into[m.Name][k] = v
+		}
+	}
+}
+
+// CheckParams refuses a scenario's param overrides (by machine name, then
+// param) that the param's valid check refuses, as statecraft's --param
+// does: a tuned policy whose tuning is out of range is an error at load
+// time, not a status every object reports. Only checks that read nothing
+// but the value are decided here; the others are the engine's, at every
+// step.
+func CheckParams(ms []*fsm.Machine, overrides map[string]map[string]any, rng hcl.Range) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	for _, m := range ms {
+		over := overrides[m.Name]
+		for _, p := range m.Params {
+			raw, ok := over[p.Name]
+			if !ok || p.Valid == nil || !p.ValidReadsValueOnly {
+				continue
+			}
+			val, err := fsm.ParamValue(p.Type, p.Default)
+			if err != nil {
+				continue // the compiler reported it
+			}
+			res, err := p.Valid.Eval(map[string]any{"value": val})
+			if err != nil || res.Value() != true {
+				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid param",
+					Detail:  fmt.Sprintf("The value %v of param %q of machine %s is not valid (%s).", displayParam(raw), p.Name, m.Name, p.Valid.Expr.Source),
+					Subject: rng.Ptr()})
+			}
+		}
+	}
+	return diags
+}
+
+func displayParam(v any) string {
+	if s, ok := v.(string); ok {
+		return fmt.Sprintf("%q", s)
+	}
+	return fmt.Sprint(v)
+}
+
+// ExpectedError checks a scenario with expect_error against the
+// diagnostics of loading and compiling its rule files: "" when they hold
+// an error whose summary or detail contains the expected text, else what
+// went wrong (no error at all, or only others).
+func ExpectedError(s *Scenario, diags hcl.Diagnostics) string {
+	var others []string
+	for _, d := range diags {
+		if d.Severity != hcl.DiagError {
+			continue
+		}
+		if strings.Contains(d.Summary, s.ExpectError) || strings.Contains(d.Detail, s.ExpectError) {
+			return ""
+		}
+		others = append(others, rules.DiagnosticLine(d))
+	}
+	if len(others) == 0 {
+		return fmt.Sprintf("expect_error %q: the rule files load and compile without an error", s.ExpectError)
+	}
+	return fmt.Sprintf("expect_error %q: no such error; the errors are:\n%s", s.ExpectError, strings.Join(others, "\n"))
 }
 
 // ResolveRule returns what an entry r of a scenario's rules names, for

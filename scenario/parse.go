@@ -46,6 +46,13 @@ type Scenario struct {
 	// is first reconciled at its Wake (none: only when something changes)
 	// instead of at the start.
 	Resume []Resume
+	// ExpectError, when set, makes the scenario a check that its rule files
+	// are refused: it passes only when loading and compiling them with its
+	// param overrides fails with an error whose summary or detail contains
+	// this text (ExpectedError). Nothing runs and there is no golden trace.
+	ExpectError      string
+	ExpectErrorRange hcl.Range
+
 	// Pinned (schedule = "events") makes the engine reconcile only when an
 	// event says so (Event.Reconcile): never at the start, on a change or
 	// at a wake-up. A recording replayed at the times the controller
@@ -130,8 +137,9 @@ var fileSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{{Type: "scenari
 
 var scenarioSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
-		{Name: "rules"}, {Name: "start"}, {Name: "run_for", Required: true},
+		{Name: "rules"}, {Name: "start"}, {Name: "run_for"},
 		{Name: "seed"}, {Name: "objects"}, {Name: "recorded"}, {Name: "schedule"},
+		{Name: "expect_error"},
 	},
 	Blocks: append([]hcl.BlockHeaderSchema{
 		{Type: "rule", LabelNames: []string{"name"}},
@@ -208,6 +216,14 @@ func Parse(src []byte, filename string) (*Scenario, hcl.Diagnostics) {
 	if a, ok := body.Attributes["run_for"]; ok {
 		s.RunFor, d = durationValue(a.Expr)
 		diags = append(diags, d...)
+	}
+	if a, ok := body.Attributes["expect_error"]; ok {
+		s.ExpectError, d = stringValue(a.Expr)
+		diags = append(diags, d...)
+		s.ExpectErrorRange = a.Range
+		if s.ExpectError == "" && !d.HasErrors() {
+			diags = append(diags, exprDiag(a.Expr, "Empty expect_error", "expect_error is a part of the summary or detail of the error the rule files must be refused with."))
+		}
 	}
 	if a, ok := body.Attributes["seed"]; ok {
 		v, d := a.Expr.Value(nil)
@@ -286,6 +302,15 @@ func Parse(src []byte, filename string) (*Scenario, hcl.Diagnostics) {
 				s.Resume = append(s.Resume, *rs)
 			}
 		}
+	}
+	_, hasRunFor := body.Attributes["run_for"]
+	switch {
+	case s.ExpectError == "" && !hasRunFor && !diags.HasErrors():
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Missing required argument",
+			Detail: "The argument \"run_for\" is required (only a scenario with expect_error, which runs nothing, goes without).", Subject: b.DefRange.Ptr()})
+	case s.ExpectError != "" && (hasRunFor || len(s.Events) > 0 || len(s.Expects) > 0 || len(s.Objects) > 0 || len(s.Resume) > 0 || s.Stages()):
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Nothing runs",
+			Detail: "A scenario with expect_error only loads and compiles its rule files, which must be refused: run_for, objects, staging, at, every, expect and resume blocks would never be used.", Subject: s.ExpectErrorRange.Ptr()})
 	}
 	if len(s.Rules) == 0 && !diags.HasErrors() {
 		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "No rules",

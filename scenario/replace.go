@@ -21,6 +21,7 @@ func CompileWith(s *Scenario, replace Replacer) ([]*fsm.Machine, hcl.Diagnostics
 	}
 	var files []*rules.File
 	var diags hcl.Diagnostics
+	overrides := map[string]map[string]any{}
 	for _, r := range s.Rules {
 		f, d := rules.LoadRef(ResolveRule(s, r))
 		diags = append(diags, d...)
@@ -32,11 +33,16 @@ func CompileWith(s *Scenario, replace Replacer) ([]*fsm.Machine, hcl.Diagnostics
 			}
 			diags = append(diags, OverrideParams(f, s.Params[r], s.DeclRange)...)
 			files = append(files, f)
+			addOverrides(overrides, f, s.Params[r])
 		}
 	}
 	if diags.HasErrors() {
 		return nil, diags
 	}
 	ms, d := fsm.CompileIn(NewMemory(), files...)
-	return ms, append(diags, d...)
+	diags = append(diags, d...)
+	if diags.HasErrors() {
+		return ms, diags
+	}
+	return ms, append(diags, CheckParams(ms, overrides, s.DeclRange)...)
 }

@@ -27,6 +27,9 @@ func TestSkippedRestsChangeNothing(t *testing.T) {
 		if diags.HasErrors() {
 			t.Fatalf("%s: %v", p, diags)
 		}
+		if s.ExpectError != "" {
+			continue // its rule files are refused: nothing runs
+		}
 		runs = append(runs, run{p, s})
 	}
 	drift := driftScenario(100, 24*time.Hour)

@@ -40,13 +40,25 @@ func TestSpecExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := regexp.MustCompile("(?s)```hcl\n(scenario .*?)```").FindStringSubmatch(string(src))
+	example := regexp.MustCompile("(?s)```hcl\n(scenario .*?)```")
+	_, tail, _ := strings.Cut(string(src), "\n## Example")
+	m := example.FindStringSubmatch(tail)
 	if m == nil {
 		t.Fatal("no scenario example in spec/scenarios.md")
 	}
 	res := run(t, m[1])
 	if len(res.Failures) > 0 || res.Expects != 2 {
 		t.Fatalf("failures %v (expects %d)", res.Failures, res.Expects)
+	}
+	// The example of "Params refused at load time" passes: its rule file
+	// is refused.
+	_, tail, _ = strings.Cut(string(src), "Params refused at load time\n")
+	m = example.FindStringSubmatch(tail)
+	if m == nil || !strings.Contains(m[1], "expect_error") {
+		t.Fatal("no expect_error example in spec/scenarios.md")
+	}
+	if o := checkSource(t, m[1]); !o.Passed {
+		t.Fatalf("the expect_error example fails: %q", o.Problems)
 	}
 }
 
@@ -185,12 +197,16 @@ scenario "reads" {
 }
 
 // loadCompiled loads the scenario at path and compiles its machines,
-// failing the test on any diagnostic.
+// failing the test on any diagnostic; a scenario that expects its rule
+// files refused (expect_error) runs nothing, and the test is skipped.
 func loadCompiled(t testing.TB, path string) (*scenario.Scenario, []*fsm.Machine) {
 	t.Helper()
 	s, diags := scenario.Load(path)
 	if diags.HasErrors() {
 		t.Fatal(diags)
+	}
+	if s.ExpectError != "" {
+		t.Skip("expect_error: its rule files are refused, nothing runs")
 	}
 	ms, diags := scenario.Compile(s)
 	if diags.HasErrors() {

@@ -30,6 +30,9 @@ func TestStreamedTraceIsTheKeptTrace(t *testing.T) {
 		if diags.HasErrors() {
 			t.Fatalf("%s: %v", p, diags)
 		}
+		if s.ExpectError != "" {
+			continue // its rule files are refused: nothing runs
+		}
 		runs = append(runs, run{p, s})
 	}
 	runs = append(runs, run{"drift workload", driftScenario(100, time.Hour)})

@@ -82,6 +82,15 @@ func Check(ctx context.Context, path string, update bool) Outcome {
 func CheckWith(ctx context.Context, path string, update bool, opts Options) Outcome {
 	o := Outcome{Path: path}
 	s, diags := Load(path)
+	if !diags.HasErrors() && s.ExpectError != "" {
+		// Nothing runs: the rule files must be refused.
+		_, d := Compile(s)
+		if p := ExpectedError(s, d); p != "" {
+			o.Problems = append(o.Problems, p)
+		}
+		o.Passed = len(o.Problems) == 0
+		return o
+	}
 	if !diags.HasErrors() {
 		ms, d := Compile(s)
 		diags = append(diags, d...)

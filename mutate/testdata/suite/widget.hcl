@@ -11,6 +11,7 @@ machine "widget" {
   param "min_items" {
     type    = int
     default = 2
+    valid   = "value >= 1"
   }
   observe "config" {
     get = "{'apiVersion': 'v1', 'kind': 'ConfigMap', 'namespace': self.metadata.namespace, 'name': self.metadata.name}"

@@ -12,6 +12,9 @@ scenario "invalid template metadata" {
       "status.conditions[Progressing].status" = "False"
       "status.conditions[Progressing].reason" = "InvalidSpecification"
       "status.conditions[Available].reason"   = "NoActiveRevision"
+      # No revision yet: latest revision 0, no hash of its template.
+      "status.latestRevision" = 0
+      "status.templateHash"   = null
     }
   }
   expect "4m" {

@@ -9,6 +9,24 @@ scenario "stale owner reference" {
   run_for = "20m"
   objects = ["stale-owner.yaml", "web-cod.yaml"]
 
+  # Before the collector acts: no revision, no reason of its own (COD-47),
+  # the member and the uid it names in the message.
+  expect "0s" {
+    object = "ClusterObjectDeployment/web"
+    state  = "Progressing"
+    fields = {
+      "status.conditions[Progressing].status"  = "True"
+      "status.conditions[Progressing].reason"  = "NewClusterObjectSetProgressing"
+      "status.conditions[Progressing].message" = "waiting for garbage collection of ClusterObjectSet web-1, controlled by an earlier ClusterObjectDeployment web (uid uid-of-an-earlier-web)"
+    }
+  }
+  expect "0s" {
+    writes {
+      verb  = "create"
+      kind  = "ClusterObjectSet"
+      count = 0
+    }
+  }
   expect "1m" {
     object = "ClusterObjectDeployment/web"
     state  = "Progressed"

@@ -1,0 +1,10 @@
+# retry_delay_cap is above 0s: a tuning beyond the boundary is refused
+# when the rule file is loaded. The value at the boundary's valid side is
+# accepted: short-delays (1s).
+scenario "objectpatch refuses retry_delay_cap = 0s" {
+  expect_error = "param \"retry_delay_cap\" of machine objectpatch is not valid"
+
+  rule "objectpatch" {
+    params = { retry_delay_cap = "0s" }
+  }
+}
