@@ -259,6 +259,15 @@ machine "clusterobjectdeployment" {
 
   # ---- Actions first; each is followed by a report. ----
 
+  # Deleted with foreground propagation, the COD stays, with its
+  # deletionTimestamp, until the garbage collector has deleted its
+  # revisions: it acts no more (a revision made now would be collected in
+  # turn, and the COD would never go).
+  transition "being deleted" {
+    from = ["*"]
+    when = "has(self.metadata.deletionTimestamp)"
+  }
+
   # Adoption sets this COD as controller owner, keeping any other (non
   # controller) references; it never replaces another controller's.
   transition "adopt revisions" {

@@ -268,6 +268,15 @@ machine "clusterobjectset" {
     conditions = { Ready = False }
   }
 
+  # ---- Deleted (a foreground delete of its deployment, or its own), the
+  # revision stays, with its deletionTimestamp, until the garbage collector
+  # has deleted its objects: it applies and tears down nothing more (an
+  # object applied again would keep the collector waiting). ----
+  transition "being deleted" {
+    from = ["*"]
+    when = "has(self.metadata.deletionTimestamp)"
+  }
+
   # ---- Archived: teardown in reverse phase order (reference, boxcutter
   # Teardown): delete what this revision still controls, release (remove
   # its owner reference from) what a newer revision took over, then Archived.

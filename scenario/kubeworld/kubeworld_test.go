@@ -45,6 +45,7 @@ var excluded = map[string]string{
 	"spec/conformance/clusterextension/install.scenario.hcl":                "needs the garbage collector",
 	"spec/conformance/cod/cascade.scenario.hcl":                             "needs the garbage collector",
 	"spec/conformance/cod/deleting-member.scenario.hcl":                     "needs the garbage collector",
+	"spec/conformance/cod/foreground-delete.scenario.hcl":                   "needs the garbage collector",
 	"spec/conformance/cod/orphan.scenario.hcl":                              "needs the garbage collector",
 	"spec/conformance/cod/owner-conflict.scenario.hcl":                      "needs the garbage collector",
 	"spec/conformance/cod/stale-owner.scenario.hcl":                         "needs the garbage collector",
