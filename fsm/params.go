@@ -8,7 +8,8 @@ import (
 
 // ParamValue converts a literal (from a rule file's default or a CR field)
 // into the Go value of a param of type typ: time.Duration, int64, bool or
-// string. Durations accept Go and Kubernetes forms ("5m", "1h30m", "90s").
+// string. Durations accept Go and Kubernetes forms ("5m", "1h30m", "90s");
+// a duration is a length of time, never negative.
 func ParamValue(typ string, v any) (any, error) {
 	switch typ {
 	case "duration":
@@ -19,6 +20,9 @@ func ParamValue(typ string, v any) (any, error) {
 		d, err := time.ParseDuration(s)
 		if err != nil {
 			return nil, fmt.Errorf("%q is not a duration such as \"5m\" or \"1h30m\"", s)
+		}
+		if d < 0 {
+			return nil, fmt.Errorf("%q is negative: a duration is a length of time", s)
 		}
 		return d, nil
 	case "int":

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
@@ -113,6 +114,7 @@ var machineSchema = &hcl.BodySchema{
 		{Name: "memory"},
 		{Name: "memory_key"},
 		{Name: "memory_namespace"},
+		{Name: "event_controller"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{
 		{Type: "resource", LabelNames: []string{"api_version", "kind"}},
@@ -129,6 +131,9 @@ var machineSchema = &hcl.BodySchema{
 
 type loader struct {
 	src *sourceFile
+	// eventController is the reportingController of the Events of the
+	// machine being loaded (its event_controller).
+	eventController string
 }
 
 // readSchema reads a CRD manifest named by a resource's schema attribute.
@@ -149,8 +154,11 @@ func (l *loader) machine(b *hcl.Block) (*Machine, hcl.Diagnostics) {
 		MaxSteps:   16,
 		MemoryIn:   "status",
 		MemoryKey:  "statecraft.dev/memory",
-		DeclRange:  b.DefRange,
-		NameRange:  b.LabelRanges[0],
+		// EventController is every event action's controller unless
+		// the action names its own.
+		EventController: "statecraft.dev/engine",
+		DeclRange:       b.DefRange,
+		NameRange:       b.LabelRanges[0],
 	}
 	var diags hcl.Diagnostics
 	diags = append(diags, checkName("machine", m.Name, b.LabelRanges[0])...)
@@ -188,6 +196,14 @@ func (l *loader) machine(b *hcl.Block) (*Machine, hcl.Diagnostics) {
 			diags = append(diags, attrDiag(a, "memory_namespace without companion memory", "memory_namespace is where a cluster-scoped object's companion ConfigMap lives; set memory = companion."))
 		}
 	}
+	if a, ok := content.Attributes["event_controller"]; ok {
+		m.EventController, d = literalString(a)
+		diags = append(diags, d...)
+		if m.EventController == "" {
+			diags = append(diags, attrDiag(a, "Empty event_controller", "event_controller is the reportingController of the machine's Events, such as example.com/my-controller."))
+		}
+	}
+	l.eventController = m.EventController
 	if a, ok := content.Attributes["max_steps"]; ok {
 		n, d := literalInt(a)
 		diags = append(diags, d...)
@@ -241,7 +257,7 @@ func (l *loader) machine(b *hcl.Block) (*Machine, hcl.Diagnostics) {
 		case "function":
 			f, d := l.function(blk)
 			diags = append(diags, d...)
-			if f != nil && unique("function", name, rng) {
+			if f != nil && unique("function", f.Name, rng) {
 				m.Functions = append(m.Functions, f)
 			}
 		case "state":
@@ -331,7 +347,7 @@ var ParamTypes = []string{"bool", "duration", "int", "string"}
 
 var paramSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
-		{Name: "type", Required: true}, {Name: "default", Required: true},
+		{Name: "type"}, {Name: "default", Required: true},
 		{Name: "override"}, {Name: "valid"}, {Name: "reason"},
 	},
 }
@@ -354,6 +370,10 @@ func (l *loader) param(b *hcl.Block) (*Param, hcl.Diagnostics) {
 		p.DefaultRange = a.Expr.Range()
 		if !d.HasErrors() {
 			p.Default, d = ctyToGo(v, a)
+			diags = append(diags, d...)
+		}
+		if _, typed := content.Attributes["type"]; !typed && !diags.HasErrors() {
+			p.Type, d = defaultType(p.Default, a)
 			diags = append(diags, d...)
 		}
 	}
@@ -396,35 +416,71 @@ func (l *loader) observe(b *hcl.Block) (*Observe, hcl.Diagnostics) {
 	return o, diags
 }
 
-var functionSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "params"}, {Name: "value", Required: true}}}
+var functionSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "value", Required: true}}}
 
+// function loads a function block, whose label is its signature:
+// `function "key(o)"` declares key with one parameter, o.
 func (l *loader) function(b *hcl.Block) (*Function, hcl.Diagnostics) {
-	f := &Function{Name: b.Labels[0], DeclRange: b.DefRange}
-	diags := checkName("function", f.Name, b.LabelRanges[0])
+	f, diags := signature(b.Labels[0], b.LabelRanges[0])
+	f.DeclRange = b.DefRange
 	content, d := b.Body.Content(functionSchema)
-	diags = append(diags, d...)
-	if a, ok := content.Attributes["params"]; ok {
-		items, d := hcl.ExprList(a.Expr)
-		diags = append(diags, d...)
-		seen := map[string]bool{}
-		for _, it := range items {
-			n, d := keywordExpr(it, "parameter name")
-			diags = append(diags, d...)
-			switch {
-			case n == "":
-			case !hclsyntax.ValidIdentifier(n) || strings.Contains(n, "-"):
-				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid parameter name",
-					Detail: "A parameter is named like a CEL identifier: a letter or _, then letters, digits and _.", Subject: it.Range().Ptr()})
-			case seen[n]:
-				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Duplicate parameter",
-					Detail: fmt.Sprintf("%s is a parameter of %s twice.", n, f.Name), Subject: it.Range().Ptr()})
-			default:
-				seen[n] = true
-				f.Params = append(f.Params, n)
-			}
+	for _, x := range d {
+		if x.Summary == "Unsupported argument" && x.Subject != nil && strings.Contains(x.Detail, `"params"`) {
+			x.Detail = fmt.Sprintf("A function's parameters are declared in its label: function %q.", f.Name+"(a, b)")
 		}
 	}
+	diags = append(diags, d...)
 	f.Value, diags = l.optExpr(content, "value", diags)
+	return f, diags
+}
+
+// signature parses a function's label, NAME(PARAM, ...), into a Function
+// with its name and parameters; each diagnostic points at the part of the
+// label it is about.
+func signature(label string, rng hcl.Range) (*Function, hcl.Diagnostics) {
+	// at is the range of label[i:j] inside the quoted label.
+	at := func(i, j int) *hcl.Range {
+		r := rng
+		r.Start.Column, r.Start.Byte = rng.Start.Column+1+i, rng.Start.Byte+1+i
+		r.End.Column, r.End.Byte = rng.Start.Column+1+j, rng.Start.Byte+1+j
+		if rng.Start.Line != rng.End.Line {
+			return rng.Ptr()
+		}
+		return &r
+	}
+	open, end := strings.IndexByte(label, '('), strings.LastIndexByte(label, ')')
+	if open < 0 || end != len(label)-1 || end < open {
+		name := label
+		if open >= 0 {
+			name = label[:open]
+		}
+		return &Function{Name: strings.TrimSpace(name)}, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid function signature",
+			Detail: fmt.Sprintf("A function's label is its name and its parameters: %q.", strings.TrimSpace(name)+"(a, b)"), Subject: rng.Ptr()}}
+	}
+	f := &Function{Name: strings.TrimSpace(label[:open])}
+	diags := checkName("function", f.Name, *at(0, open))
+	if strings.TrimSpace(label[open+1:end]) == "" {
+		return f, diags
+	}
+	seen := map[string]bool{}
+	start := open + 1
+	for _, part := range strings.Split(label[open+1:end], ",") {
+		i := start + len(part) - len(strings.TrimLeft(part, " "))
+		n := strings.TrimSpace(part)
+		sub := at(i, i+len(n))
+		start += len(part) + 1
+		switch {
+		case !hclsyntax.ValidIdentifier(n) || strings.Contains(n, "-"):
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid parameter name",
+				Detail: "A parameter is named like a CEL identifier: a letter or _, then letters, digits and _.", Subject: sub})
+		case seen[n]:
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Duplicate parameter",
+				Detail: fmt.Sprintf("%s is a parameter of %s twice.", n, f.Name), Subject: sub})
+		default:
+			seen[n] = true
+			f.Params = append(f.Params, n)
+		}
+	}
 	return f, diags
 }
 
@@ -932,6 +988,24 @@ func ctyToGo(v cty.Value, a *hcl.Attribute) (any, hcl.Diagnostics) {
 	return nil, hcl.Diagnostics{attrDiag(a, "Invalid default", "A param default is a string, number or bool literal.")}
 }
 
+// defaultType is the type of a param declared without one: its default's,
+// bool, int or string. A string that reads as a duration could be either,
+// so it needs its type said.
+func defaultType(v any, a *hcl.Attribute) (string, hcl.Diagnostics) {
+	switch v := v.(type) {
+	case bool:
+		return "bool", nil
+	case int64:
+		return "int", nil
+	case string:
+		if _, err := time.ParseDuration(v); err == nil {
+			return "", hcl.Diagnostics{attrDiag(a, "Param type needed", fmt.Sprintf("%q could be a duration or a string: say which with type = duration or type = string.", v))}
+		}
+		return "string", nil
+	}
+	return "", nil
+}
+
 func validFieldPath(p string) bool {
 	if p == "" {
 		return false
@@ -969,7 +1043,7 @@ func LoadRef(ref string) (*File, hcl.Diagnostics) {
 func (l *loader) eventAction(a *Action, b *hcl.Block, content *hcl.BodyContent) hcl.Diagnostics {
 	var diags hcl.Diagnostics
 	var d hcl.Diagnostics
-	ev := &EventSpec{Type: "Normal", Action: a.Name, Controller: "statecraft.dev/engine", Instance: "statecraft"}
+	ev := &EventSpec{Type: "Normal", Action: a.Name, Controller: l.eventController, Instance: "statecraft"}
 	a.Event, a.BestEffort = ev, true
 	for _, name := range []string{"target", "body", "dry_run", "identity", "expect", "propagation"} {
 		if at, ok := content.Attributes[name]; ok {

@@ -29,6 +29,10 @@ type Machine struct {
 	MemoryKey       string
 	MemoryNamespace string
 	MemoryRange     hcl.Range
+	// EventController is the reportingController of the machine's Events
+	// (default "statecraft.dev/engine"); an event action's controller
+	// overrides it.
+	EventController string
 
 	Resources   []*Resource
 	Params      []*Param

@@ -8,8 +8,9 @@
 # is global", section 4). The version and the operation are written as the
 # ServiceAccount ichor-auto-patch, never by the controller (section 6).
 machine "autopatch" {
-  description = "Start automatic patch upgrades of Talos and Kubernetes, one per cluster, inside a daily window; halt on a paused automatic operation."
-  max_steps   = 64
+  description      = "Start automatic patch upgrades of Talos and Kubernetes, one per cluster, inside a daily window; halt on a paused automatic operation."
+  max_steps        = 64
+  event_controller = "ichor.maesh.dev/auto-patch"
 
   resource "ichor.maesh.dev/v1alpha1" "IchorInstallation" {
     scope  = Namespaced
@@ -21,25 +22,20 @@ machine "autopatch" {
   # comma-separated, the window HH:MM-HH:MM UTC; read-only ignores
   # spec.autoPatch but its acknowledgedHalt. ----
   param "auto_patch" {
-    type    = bool
     default = false
   }
   param "auto_patch_components" {
-    type    = string
     default = ""
     valid   = "value.split(',').map(c, c.trim()).filter(c, c != '').all(c, c in ['talos', 'cilium', 'kubernetes'])"
   }
   param "auto_patch_window" {
-    type    = string
     default = ""
     valid   = "value == '' || upgrade.validWindow(value)"
   }
   param "settings_read_only" {
-    type    = bool
     default = false
   }
   param "controller_namespace" {
-    type    = string
     default = "ichor-system"
     valid   = "value != ''"
   }
@@ -55,7 +51,6 @@ machine "autopatch" {
   param "tick_jitter" {
     type    = duration
     default = "6s"
-    valid   = "value >= duration('0s')"
   }
   param "release_max_age" {
     type    = duration
@@ -65,10 +60,8 @@ machine "autopatch" {
   param "start_guard" {
     type    = duration
     default = "2m"
-    valid   = "value >= duration('0s')"
   }
   param "create_tries" {
-    type    = int
     default = 3
     valid   = "value >= 1"
   }
@@ -108,14 +101,8 @@ machine "autopatch" {
   }
   let "reads_ok" { value = "clusters.outcome == 'ok' && operations.outcome == 'ok' && locks.outcome == 'ok'" }
 
-  function "key" {
-    params = [o]
-    value  = "o.metadata.namespace + '/' + o.metadata.name"
-  }
-  function "cluster_of" {
-    params = [o]
-    value  = "o.metadata.namespace + '/' + o.spec.cluster"
-  }
+  function "key(o)" { value = "o.metadata.namespace + '/' + o.metadata.name" }
+  function "cluster_of(o)" { value = "o.metadata.namespace + '/' + o.spec.cluster" }
   let "auto_ops" { value = "operations.items.filter(o, o.metadata.?annotations[?'ichor.maesh.dev/auto-patch'].orValue('') == 'true')" }
   let "manual_done" { value = "operations.items.filter(o, o.metadata.?annotations[?'ichor.maesh.dev/auto-patch'].orValue('') != 'true' && o.spec.type in ['talos', 'kubernetes', 'cni'] && o.?status.?phase.orValue('') == 'Completed')" }
   # An acknowledgement ends a halt for good (section 5: a later halt names
@@ -155,9 +142,8 @@ machine "autopatch" {
   # ---- The candidate (section 2): the newest patch step (same minor, newer,
   # final) listed by the release check and allowed by the table of ADR 0115,
   # whose rows {talos, kubernetes: [...], cilium: [...]} match by minor. ----
-  function "compatible" {
-    params = [talos, kubernetes, cilium]
-    value  = <<-CEL
+  function "compatible(talos, kubernetes, cilium)" {
+    value = <<-CEL
       targets.hasValue() && targets.value().?compatibility.orValue([]).exists(r,
         upgrade.minor(talos) != '' && upgrade.minor(r.?talos.orValue('')) == upgrade.minor(talos) &&
         upgrade.minor(kubernetes) != '' && r.?kubernetes.orValue([]).exists(k, upgrade.minor(k) == upgrade.minor(kubernetes)) &&
@@ -165,10 +151,7 @@ machine "autopatch" {
     CEL
   }
   # The newest of a list of versions (the first listed of equals); '' for none.
-  function "newest" {
-    params = [vs]
-    value  = "(vs.filter(v, vs.all(w, upgrade.compare(w, v) <= 0)) + [''])[0]"
-  }
+  function "newest(vs)" { value = "(vs.filter(v, vs.all(w, upgrade.compare(w, v) <= 0)) + [''])[0]" }
   # Kubernetes needs the running Cilium known; Cilium has none (amendment).
   let "candidates" {
     value = <<-CEL
@@ -265,14 +248,12 @@ machine "autopatch" {
     from = [Off, Active, Halted]
     when = "status.?effective.orValue({}) != effective"
     do "event" {
-      verb       = event
-      when       = "has(status.effective)"
-      reason     = SettingsChanged
-      action     = Configure
-      message    = "'auto-patch: ' + string(enabled) + ', components: ' + components.join(',') + ', window: ' + (window == '' ? 'any time' : window)"
-      name       = "self.metadata.name + '.settingschanged.' + string(int(now))"
-      regarding  = "ref(self)"
-      controller = "ichor.maesh.dev/auto-patch"
+      verb    = event
+      when    = "has(status.effective)"
+      reason  = SettingsChanged
+      action  = Configure
+      message = "'auto-patch: ' + string(enabled) + ', components: ' + components.join(',') + ', window: ' + (window == '' ? 'any time' : window)"
+      name    = "self.metadata.name + '.settingschanged.' + string(int(now))"
     }
     set = { effective = "effective" }
   }
@@ -318,15 +299,13 @@ machine "autopatch" {
     from = [Halted]
     when = "status.?autoPatch.?announced.orValue('') != halted_name"
     do "event" {
-      verb       = event
-      type       = Warning
-      reason     = AutoPatchHalted
-      action     = Halt
-      message    = "status.?message.orValue('')"
-      name       = "self.metadata.name + '.autopatchhalted.' + halted_name.replace('/', '.')"
-      regarding  = "ref(self)"
-      related    = "size(halted_op) > 0 ? dyn(ref(halted_op[0])) : dyn(null)"
-      controller = "ichor.maesh.dev/auto-patch"
+      verb    = event
+      type    = Warning
+      reason  = AutoPatchHalted
+      action  = Halt
+      message = "status.?message.orValue('')"
+      name    = "self.metadata.name + '.autopatchhalted.' + halted_name.replace('/', '.')"
+      related = "size(halted_op) > 0 ? dyn(ref(halted_op[0])) : dyn(null)"
     }
     set = { "autoPatch.announced" = "halted_name" }
   }
@@ -408,14 +387,13 @@ machine "autopatch" {
       identity = "identity"
     }
     do "event" {
-      verb       = event
-      reason     = AutoPatchStarted
-      action     = Upgrade
-      message    = "'automatic patch of ' + starting.component + ' from ' + starting.from + ' to ' + starting.to + ': ' + key(starting.operation)"
-      name       = "starting.operation.metadata.name + '.autopatchstarted'"
-      regarding  = "ref(starting_cluster[0])"
-      related    = "ref(starting.operation)"
-      controller = "ichor.maesh.dev/auto-patch"
+      verb      = event
+      reason    = AutoPatchStarted
+      action    = Upgrade
+      message   = "'automatic patch of ' + starting.component + ' from ' + starting.from + ' to ' + starting.to + ': ' + key(starting.operation)"
+      name      = "starting.operation.metadata.name + '.autopatchstarted'"
+      regarding = "ref(starting_cluster[0])"
+      related   = "ref(starting.operation)"
     }
     to      = Active
     reason  = AutoPatchStarted

@@ -27,7 +27,6 @@ machine "clusterobjectdeployment" {
 
   # Archived revisions to retain (seed: default 5, range 0-50).
   param "revision_history_limit" {
-    type     = int
     default  = 5
     override = "spec.revisionHistoryLimit"
     valid    = "value >= 0 && value <= 50"

@@ -82,19 +82,15 @@ machine "clusterobjectset" {
 
   # Prevent, IfNoController or None: the object's, else its phase's, else
   # the spec's, else Prevent.
-  function "protection" {
-    params = [o]
-    value  = "[o.collisionProtection.object, o.collisionProtection.phase, self.spec.?collisionProtection.orValue(''), 'Prevent'].filter(p, p != '')[0]"
-  }
+  function "protection(o)" { value = "[o.collisionProtection.object, o.collisionProtection.phase, self.spec.?collisionProtection.orValue(''), 'Prevent'].filter(p, p != '')[0]" }
   # What an object is to this revision: "create" (it does not exist),
   # "owned" (this revision controls it), "adopt" (a lower revision of the
   # group controls it: a handoff; or it has no controller and protection is
   # IfNoController or None; or another controller and protection is None),
   # "progressed" (a higher revision of the group controls it: this one
   # leaves it alone) or "collision" (anything else).
-  function "relation" {
-    params = [o]
-    value  = <<-CEL
+  function "relation(o)" {
+    value = <<-CEL
       !o.exists ? 'create' :
       o.controlledBySelf ? 'owned' :
       o.controllerRevision > 0 ? (
@@ -104,13 +100,9 @@ machine "clusterobjectset" {
       protection(o) == 'Prevent' ? 'collision' : 'adopt'
     CEL
   }
-  function "describe" {
-    params = [r]
-    value  = "r.kind + ' ' + (r.namespace != '' ? r.namespace + '/' + r.name : r.name)"
-  }
-  function "collision_message" {
-    params = [o]
-    value  = <<-CEL
+  function "describe(r)" { value = "r.kind + ' ' + (r.namespace != '' ? r.namespace + '/' + r.name : r.name)" }
+  function "collision_message(o)" {
+    value = <<-CEL
       describe(o.ref) + (
         o.controllerRevision > 0 ? ' is controlled by ' + o.controller.kind + ' ' + o.controller.name + ' with the same revision' :
         has(o.controller.uid) ? ' is controlled by ' + o.controller.kind + ' ' + o.controller.name + ' (collisionProtection ' + protection(o) + ')' :
@@ -121,19 +113,12 @@ machine "clusterobjectset" {
   # ---- Readiness (the operator-controller applier's default progression
   # probes, then the revision's own). ----
 
-  function "condition_unmet" {
-    params = [obj, ctype, want]
-    value  = "obj.?status.?conditions.orValue([]).filter(c, c.?type.orValue('') == ctype).map(c, c.?status.orValue(''))[?0].orValue('') == want ? '' : 'condition ' + ctype + ' is not ' + want"
-  }
-  function "field_unmet" {
-    params = [field, path, want]
-    value  = "field.hasValue() && string(field.value()) == want ? '' : path + ' is ' + (field.hasValue() ? string(field.value()) : 'unset') + ', not ' + want"
-  }
+  function "condition_unmet(obj, ctype, want)" { value = "obj.?status.?conditions.orValue([]).filter(c, c.?type.orValue('') == ctype).map(c, c.?status.orValue(''))[?0].orValue('') == want ? '' : 'condition ' + ctype + ' is not ' + want" }
+  function "field_unmet(field, path, want)" { value = "field.hasValue() && string(field.value()) == want ? '' : path + ' is ' + (field.hasValue() ? string(field.value()) : 'unset') + ', not ' + want" }
   # Why a live object of a kind with a readiness rule is not ready ('' when
   # it is, or its kind has none).
-  function "kind_unready" {
-    params = [obj]
-    value  = <<-CEL
+  function "kind_unready(obj)" {
+    value = <<-CEL
       cel.bind(group, obj.apiVersion.contains('/') ? obj.apiVersion.split('/')[0] : '',
         group == 'apiextensions.k8s.io' && obj.kind == 'CustomResourceDefinition' ? condition_unmet(obj, 'Established', 'True') :
         group == 'cert-manager.io' && obj.kind in ['Certificate', 'Issuer'] ? condition_unmet(obj, 'Ready', 'True') :
@@ -149,9 +134,8 @@ machine "clusterobjectset" {
   # Why a live object this revision controls is not ready ('' when it is):
   # an observed generation behind its generation, its kind's rule, then the
   # revision's progression probes.
-  function "unready" {
-    params = [obj]
-    value  = <<-CEL
+  function "unready(obj)" {
+    value = <<-CEL
       obj.?status.?observedGeneration.hasValue() && obj.?metadata.?generation.hasValue() && obj.status.observedGeneration != obj.metadata.generation
         ? 'status.observedGeneration ' + string(obj.status.observedGeneration) + ' is behind metadata.generation ' + string(obj.metadata.generation) :
       kind_unready(obj) != '' ? kind_unready(obj) :

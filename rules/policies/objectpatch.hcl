@@ -31,7 +31,6 @@ machine "objectpatch" {
   # Retries of transient patch-request errors after the first attempt; 0 is
   # unlimited. Target reads never consume it.
   param "retry_amount" {
-    type     = int
     default  = 3
     override = "spec.retryAmount"
     valid    = "value >= 0"
@@ -58,7 +57,6 @@ machine "objectpatch" {
     reason   = InvalidSpec
   }
   param "drift_retry_amount" {
-    type     = int
     default  = 3
     override = "spec.drift.retryAmount"
     valid    = "value >= 0"

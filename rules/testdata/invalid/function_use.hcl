@@ -4,18 +4,13 @@ machine "m" {
   resource "example.com/v1" "Widget" {
     scope = Namespaced
   }
-  function "size" { # ERROR: Function shadows a built-in
-    params = [x]
-    value  = "1"
+  function "size(x)" { # ERROR: Function shadows a built-in
+    value = "1"
   }
-  function "broken" {
-    params = [x]
-    value  = "x +" # ERROR: Invalid expression
+  function "broken(x)" {
+    value = "x +" # ERROR: Invalid expression
   }
-  function "key" {
-    params = [o]
-    value  = "o.metadata.name"
-  }
+  function "key(o)" { value = "o.metadata.name" }
   state "A" {
     initial = true
   }
