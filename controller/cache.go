@@ -546,8 +546,9 @@ func (c *Cache) Scope(ctx context.Context, apiVersion, kind string) adapters.Sco
 }
 
 // Do implements adapters.API: Get and List from a synced informer when one
-// runs (starting one otherwise), everything else through the client. No
-// object it returns carries metadata.managedFields.
+// runs (starting one otherwise), everything else through the client; a Get
+// of an object the informer does not hold asks the server, which may have
+// it already. No object it returns carries metadata.managedFields.
 func (c *Cache) Do(ctx context.Context, req adapters.Request) adapters.Result {
 	switch req.Verb {
 	case adapters.Get, adapters.List:
@@ -730,6 +731,14 @@ func (c *Cache) read(ctx context.Context, req adapters.Request) (adapters.Result
 	if err != nil {
 		if got, ok := c.createdObject(ki.gvk, req.Ref.Namespace, req.Ref.Name); ok && apierrors.IsNotFound(err) {
 			return adapters.Result{Outcome: adapters.OK, Object: got}, true
+		}
+		if apierrors.IsNotFound(err) {
+			// The informer may not have the object yet (created a moment
+			// ago by someone else, such as a patch's target created just
+			// before the patch): the server says whether it exists. A
+			// reconcile that took the cache's word would wait for its
+			// next recheck (minutes) for an object that is there.
+			return adapters.Result{}, false
 		}
 		return adapters.Result{Outcome: kube.Classify(err), Message: err.Error()}, true
 	}
