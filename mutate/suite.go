@@ -283,17 +283,10 @@ func (su *Suite) original(f *ruleFile, name string, params map[string]any) (*fsm
 func (su *Suite) machines(sc *suiteScenario, replace func(f *ruleFile, name string, params map[string]any) (*fsm.Machine, hcl.Diagnostics)) ([]*fsm.Machine, hcl.Diagnostics) {
 	var out []*fsm.Machine
 	var diags hcl.Diagnostics
-	overrides := map[string]map[string]any{}
+	overrides := scenario.ParamOverrides{}
 	for i, f := range sc.files {
 		for _, name := range f.machines {
-			if len(sc.params[i]) > 0 {
-				if overrides[name] == nil {
-					overrides[name] = map[string]any{}
-				}
-				for k, v := range sc.params[i] {
-					overrides[name][k] = v
-				}
-			}
+			overrides.Add(name, sc.params[i])
 			var m *fsm.Machine
 			var d hcl.Diagnostics
 			if replace != nil {

@@ -16,16 +16,32 @@ import (
 // Compile loads and compiles the rule files a scenario names: shipped
 // policies by name, or paths relative to the scenario file.
 func Compile(s *Scenario) ([]*fsm.Machine, hcl.Diagnostics) {
+	return compile(s, nil)
+}
+
+// compile is Compile with each rule file passed through replace, when
+// not nil (CompileWith).
+func compile(s *Scenario, replace Replacer) ([]*fsm.Machine, hcl.Diagnostics) {
 	var files []*rules.File
 	var diags hcl.Diagnostics
-	overrides := map[string]map[string]any{}
+	overrides := ParamOverrides{}
 	for _, r := range s.Rules {
 		f, d := rules.LoadRef(ResolveRule(s, r))
 		diags = append(diags, d...)
-		if f != nil {
-			diags = append(diags, OverrideParams(f, s.Params[r], s.DeclRange)...)
-			files = append(files, f)
-			addOverrides(overrides, f, s.Params[r])
+		if f == nil {
+			continue
+		}
+		if replace != nil {
+			nf, d := replace(r, f)
+			diags = append(diags, d...)
+			if nf != nil {
+				f = nf
+			}
+		}
+		diags = append(diags, OverrideParams(f, s.Params[r], s.DeclRange)...)
+		files = append(files, f)
+		for _, m := range f.Machines {
+			overrides.Add(m.Name, s.Params[r])
 		}
 	}
 	if diags.HasErrors() {
@@ -39,19 +55,20 @@ func Compile(s *Scenario) ([]*fsm.Machine, hcl.Diagnostics) {
 	return ms, append(diags, CheckParams(ms, overrides, s.DeclRange)...)
 }
 
-// addOverrides records a rule block's params under the name of each
-// machine of f, for CheckParams.
-func addOverrides(into map[string]map[string]any, f *rules.File, params map[string]any) {
+// ParamOverrides are a scenario's param overrides by machine name, then
+// param name: what its rule blocks tune, as CheckParams checks them.
+type ParamOverrides map[string]map[string]any
+
+// Add records params (a rule block's) as overrides of machine's params.
+func (o ParamOverrides) Add(machine string, params map[string]any) {
 	if len(params) == 0 {
 		return
 	}
-	for _, m := range f.Machines {
-		if into[m.Name] == nil {
-			into[m.Name] = map[string]any{}
-		}
-		for k, v := range params {
-			into[m.Name][k] = v
-		}
+	if o[machine] == nil {
+		o[machine] = map[string]any{}
+	}
+	for k, v := range params {
+		o[machine][k] = v
 	}
 }
 
@@ -61,7 +78,7 @@ func addOverrides(into map[string]map[string]any, f *rules.File, params map[stri
 // time, not a status every object reports. Only checks that read nothing
 // but the value are decided here; the others are the engine's, at every
 // step.
-func CheckParams(ms []*fsm.Machine, overrides map[string]map[string]any, rng hcl.Range) hcl.Diagnostics {
+func CheckParams(ms []*fsm.Machine, overrides ParamOverrides, rng hcl.Range) hcl.Diagnostics {
 	var diags hcl.Diagnostics
 	for _, m := range ms {
 		over := overrides[m.Name]
