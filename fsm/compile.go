@@ -39,9 +39,14 @@ const NotRetained = "not_retained"
 
 // Compile turns every machine of the files into a Machine.
 //
-// The machines share a new Memory; CompileIn gives them one of the run's.
+// The machines share a new Memory, with a registry of frozen values of its
+// own (Memory.Frozen) for the adapter to freeze what it hands them in (a
+// controller's informers, the simulator's shared reads): what the library
+// derives from a frozen object (a claimant's fingerprint, a plan) is then
+// computed once per version of it, not at every read. CompileIn gives them
+// one of the run's.
 func Compile(files ...*rules.File) ([]*Machine, hcl.Diagnostics) {
-	return CompileIn(NewMemory(nil), files...)
+	return CompileIn(NewMemory(jsonvalue.NewRegistry()), files...)
 }
 
 // CompileIn is Compile with the machines remembering in mem, the run's
@@ -61,10 +66,10 @@ func CompileIn(mem *Memory, files ...*rules.File) ([]*Machine, hcl.Diagnostics) 
 	return out, diags
 }
 
-// CompileMachine compiles one machine, with a Memory of its own. It
-// returns nil when there are errors.
+// CompileMachine compiles one machine, with a Memory (and registry of
+// frozen values) of its own. It returns nil when there are errors.
 func CompileMachine(sm *rules.Machine) (*Machine, hcl.Diagnostics) {
-	return compileMachine(NewMemory(nil), sm)
+	return compileMachine(NewMemory(jsonvalue.NewRegistry()), sm)
 }
 
 func compileMachine(mem *Memory, sm *rules.Machine) (*Machine, hcl.Diagnostics) {

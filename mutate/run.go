@@ -231,7 +231,11 @@ func (su *Suite) runMutant(ctx context.Context, m *Mutant) *Result {
 	r := &Result{Mutant: m}
 	src := m.Source()
 	mutated := map[string]*fsm.Machine{}
-	mem := fsm.NewMemory(nil)
+	// The mutant's machine remembers in a memory of its own, and knows
+	// the frozen values of the suite's registry, which the unmutated
+	// machines it runs beside share: what is derived from a frozen value
+	// depends on the value alone.
+	mem := fsm.NewMemory(su.mem.Frozen())
 	compileFor := func(params map[string]any) (*fsm.Machine, hcl.Diagnostics) {
 		pk, _ := paramsKey(m.file.params[m.Machine], params)
 		if c, ok := mutated[pk]; ok {

@@ -14,13 +14,15 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 
+	"runtime"
+
 	"github.com/statecraft/statecraft/adapters"
 	"github.com/statecraft/statecraft/engine"
 	"github.com/statecraft/statecraft/fsm"
+	"github.com/statecraft/statecraft/jsonvalue"
 	"github.com/statecraft/statecraft/rules"
 	"github.com/statecraft/statecraft/rules/policies"
 	"github.com/statecraft/statecraft/scenario"
-	"runtime"
 )
 
 // ruleFile is one rule file the suite loads.
@@ -87,7 +89,7 @@ func LoadSuite(ctx context.Context, dirs []string, machines []string) (*Suite, e
 	if len(paths) == 0 {
 		return nil, fmt.Errorf("no scenario (*%s) below %v", scenario.Ext, dirs)
 	}
-	su := &Suite{byKey: map[string]*ruleFile{}, mem: fsm.NewMemory(nil), compiled: map[string]*compiled{}}
+	su := &Suite{byKey: map[string]*ruleFile{}, mem: fsm.NewMemory(jsonvalue.NewRegistry()), compiled: map[string]*compiled{}}
 	for _, p := range paths {
 		s, diags := scenario.Load(p)
 		if diags.HasErrors() {
