@@ -84,9 +84,10 @@ machine "autopatch" {
   # The CRD refuses these; one that still arrives is reported, nothing starts.
   let "settings_error" { value = "window != '' && !upgrade.validWindow(window) ? 'spec.autoPatch.window ' + window + ' is not a daily UTC window HH:MM-HH:MM' : components.exists(c, !(c in all_components)) ? 'spec.autoPatch.components holds an unknown component: ' + components.filter(c, !(c in all_components)).join(', ') : ''" }
 
-  # ---- A tick reads only the installation while off and not halted; the
-  # locks of ADR 0043 are Leases labelled with their cluster's name. ----
-  let "reading" { value = "enabled || status.?state.orValue('Off') in ['Active', 'Halted', 'Starting']" }
+  # ---- A tick reads only the installation while Off (off, or its settings
+  # invalid; no transition of Off reads more); the locks of ADR 0043 are
+  # Leases labelled with their cluster's name. ----
+  let "reading" { value = "status.?state.orValue('Off') != 'Off'" }
   observe "clusters" {
     when = "reading"
     list = "{'apiVersion': 'ichor.maesh.dev/v1alpha1', 'kind': 'TalosCluster', 'namespace': ''}"

@@ -35,11 +35,26 @@ scenario "admission refuses the version write, then the dry run" {
   expect "1m" {
     object = "IchorInstallation/ichor-system/ichor"
     reason = "VersionNotWritten"
+    state  = "Active"
     fields = { "status.message" = "admission webhook \"scenario reject\" denied the request: ichor-auto-patch may only move spec.talosVersion or spec.kubernetesVersion to a newer patch of the same minor" }
+  }
+  expect "1m" {
+    object = "IchorInstallation/ichor-system/ichor"
+    fields = { "status.autoPatch.starting" = null }
   }
   expect "3m" {
     object = "IchorInstallation/ichor-system/ichor"
     reason = "StartRefused"
+  }
+  # The decision is taken again each minute, refused or not: dry runs at
+  # 0s, 1m, 2m (refused) and 3m (refused).
+  expect "3m" {
+    writes {
+      verb    = "create"
+      kind    = "TalosOperation"
+      dry_run = true
+      count   = 4
+    }
   }
   expect "3m" {
     object = "TalosCluster/fleet/prod"

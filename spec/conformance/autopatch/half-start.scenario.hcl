@@ -36,7 +36,11 @@ scenario "half-start: version written, operation not created" {
     object = "IchorInstallation/ichor-system/ichor"
     state  = "Starting"
     reason = "OperationNotCreated"
-    fields = { "status.autoPatch.starting.tries" = 2 }
+    # Guard 7's record of the start: its first try (0s), not a later one.
+    fields = {
+      "status.autoPatch.starting.tries"     = 2
+      "status.autoPatch.started.fleet/prod" = "2026-01-01T00:00:00Z"
+    }
   }
   expect "20s" {
     object = "IchorInstallation/ichor-system/ichor"
@@ -46,6 +50,8 @@ scenario "half-start: version written, operation not created" {
       "status.message"                             = "the version of fleet/prod was written but fleet/prod-autopatch-talos-v1-10-5 could not be created in 3 tries: etcdserver: request timed out"
       "status.autoPatch.haltedOperation"           = "fleet/prod-autopatch-talos-v1-10-5"
       "status.autoPatch.haltCause"                 = "OperationNotCreated"
+      "status.autoPatch.starting"                  = null
+      "status.autoPatch.started.fleet/prod"        = "2026-01-01T00:00:00Z"
       "status.conditions[AutoPatchHalted].status"  = "True"
       "status.conditions[AutoPatchHalted].message" = "the version of fleet/prod was written but fleet/prod-autopatch-talos-v1-10-5 could not be created in 3 tries: etcdserver: request timed out"
     }
@@ -76,8 +82,12 @@ scenario "half-start: version written, operation not created" {
     object = "IchorInstallation/ichor-system/ichor"
     state  = "Active"
     fields = {
-      "status.effective.autoPatch"     = true
-      "status.autoPatch.lastOperation" = "fleet/prod-autopatch-kubernetes-v1-32-6"
+      "status.effective.autoPatch"       = true
+      "status.autoPatch.lastOperation"   = "fleet/prod-autopatch-kubernetes-v1-32-6"
+      "status.autoPatch.haltedOperation" = null
+      "status.autoPatch.haltCause"       = null
+      "status.autoPatch.haltedCluster"   = null
+      "status.autoPatch.haltedSince"     = null
     }
   }
 }

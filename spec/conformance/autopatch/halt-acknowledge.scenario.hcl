@@ -56,6 +56,7 @@ scenario "halt, acknowledgement, a second halt, completion" {
     fields = {
       "status.autoPatch.haltedOperation"           = "fleet/prod-autopatch-talos-v1-10-5"
       "status.autoPatch.announced"                 = "fleet/prod-autopatch-talos-v1-10-5"
+      "status.autoPatch.blocked"                   = null
       "status.conditions[AutoPatchHalted].status"  = "True"
       "status.conditions[AutoPatchHalted].reason"  = "AutoPatchHalted"
       "status.conditions[AutoPatchHalted].message" = "automatic operation fleet/prod-autopatch-talos-v1-10-5 is paused: node cp-1 did not come back after the upgrade"

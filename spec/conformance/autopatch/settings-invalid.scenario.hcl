@@ -37,9 +37,23 @@ scenario "a malformed window is reported, never used" {
       "status.effective.autoPatchWindow" = "25:00-02:00"
     }
   }
+  # Off with its settings invalid, the patcher reads nothing but the
+  # installation (AP-38).
   expect "4m" {
     writes {
       kind  = "TalosCluster"
+      count = 0
+    }
+    reads {
+      kind  = "TalosCluster"
+      count = 0
+    }
+    reads {
+      kind  = "TalosOperation"
+      count = 0
+    }
+    reads {
+      kind  = "Lease"
       count = 0
     }
   }

@@ -32,4 +32,13 @@ scenario "ticks every minute with jitter" {
     # Ten ticks after the start, 22s of jitter in all.
     fields = { "status.autoPatch.started.fleet/prod" = "2026-01-01T02:00:26Z" }
   }
+  # The Talos operation completes at 02:10:26; the Kubernetes patch starts
+  # at the tick after it, again off the minute.
+  expect "30m" {
+    object = "IchorInstallation/ichor-system/ichor"
+    fields = {
+      "status.autoPatch.started.fleet/prod" = "2026-01-01T02:10:48Z"
+      "status.autoPatch.lastOperation"      = "fleet/prod-autopatch-kubernetes-v1-32-6"
+    }
+  }
 }

@@ -44,6 +44,7 @@ scenario "turned off while an automatic operation pauses" {
     fields = {
       "status.conditions[AutoPatchHalted].status" = "False"
       "status.autoPatch.haltedOperation"          = null
+      "status.autoPatch.blocked"                  = null
     }
   }
   # The patcher's lists of operations until its tick read the setting off
