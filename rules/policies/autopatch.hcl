@@ -409,7 +409,7 @@ machine "autopatch" {
       when    = "starting_tries + 1 >= param.create_tries"
       to      = Halted
       reason  = OperationNotCreated
-      message = "'the version of ' + starting.cluster + ' was written but ' + key(starting.operation) + ' could not be created in ' + string(starting_tries + 1) + ' tries: ' + last.message"
+      message = "'the version of ' + starting.cluster + ' was written but ' + key(starting.operation) + ' could not be created in ' + (starting_tries == 0 ? 'one try' : string(starting_tries + 1) + ' tries') + ': ' + last.message"
       set = {
         "autoPatch.haltedOperation" = "key(starting.operation)"
         "autoPatch.haltCause"       = "'OperationNotCreated'"

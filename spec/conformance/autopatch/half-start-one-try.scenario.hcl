@@ -38,13 +38,13 @@ scenario "half-start: one try, create_tries at its smallest valid value" {
     state  = "Halted"
     reason = "OperationNotCreated"
     fields = {
-      "status.message"                             = "the version of fleet/prod was written but fleet/prod-autopatch-talos-v1-10-5 could not be created in 1 tries: etcdserver: request timed out"
+      "status.message"                             = "the version of fleet/prod was written but fleet/prod-autopatch-talos-v1-10-5 could not be created in one try: etcdserver: request timed out"
       "status.autoPatch.haltedOperation"           = "fleet/prod-autopatch-talos-v1-10-5"
       "status.autoPatch.haltCause"                 = "OperationNotCreated"
       "status.autoPatch.starting"                  = null
       "status.autoPatch.started.fleet/prod"        = "2026-01-01T00:00:00Z"
       "status.conditions[AutoPatchHalted].status"  = "True"
-      "status.conditions[AutoPatchHalted].message" = "the version of fleet/prod was written but fleet/prod-autopatch-talos-v1-10-5 could not be created in 1 tries: etcdserver: request timed out"
+      "status.conditions[AutoPatchHalted].message" = "the version of fleet/prod was written but fleet/prod-autopatch-talos-v1-10-5 could not be created in one try: etcdserver: request timed out"
     }
   }
   expect "20s" {
