@@ -131,7 +131,7 @@ machine "autopatch" {
   let "targets" { value = "self.status.?upgradeTargets" }
   let "gate" {
     value = <<-CEL
-      !reads_ok ? {'reason': 'ReadFailed', 'message': ''} :
+      !reads_ok ? {'reason': 'ReadFailed', 'message': cel.bind(failed, [['TalosClusters', clusters], ['TalosOperations', operations], ['Leases', locks]].filter(l, l[1].outcome != 'ok')[0], 'the list of ' + failed[0] + ' failed (' + failed[1].outcome + '): ' + failed[1].message)} :
       self.status.?installedVersion.orValue('') != self.spec.?version.orValue('') ? {'reason': 'IchorUpgradeInProgress', 'message': 'status.installedVersion ' + self.status.?installedVersion.orValue('(none)') + ' is not spec.version ' + self.spec.?version.orValue('(none)')} :
       window != '' && !upgrade.inWindow(window, now) ? {'reason': 'OutsideWindow', 'message': 'now is outside the daily UTC window ' + window} :
       !targets.hasValue() || !has(targets.value().checkedAt) ? {'reason': 'ReleaseListsMissing', 'message': 'status.upgradeTargets is empty: the release check is off or has not run'} :

@@ -3,7 +3,8 @@
 # at the 1m tick and the list of operations at the 2m tick: each tick waits
 # with reason ReadFailed and starts nothing, where an empty list would have
 # freed prod (no lock seen) or edge (no operation seen). The 3m tick reads
-# all three lists again and both clusters are held as before.
+# all three lists again and both clusters are held as before; the list of
+# clusters fails at the 4m tick. Each ReadFailed names the list that failed.
 scenario "a failed list holds every cluster back" {
   rules   = ["executor.hcl"]
   run_for = "4m"
@@ -23,6 +24,13 @@ scenario "a failed list holds every cluster back" {
   }
   fault {
     verb     = "list"
+    kind     = "TalosCluster"
+    at_calls = [5]
+    outcome  = "transient"
+    message  = "etcdserver: leader changed"
+  }
+  fault {
+    verb     = "list"
     kind     = "TalosOperation"
     at_calls = [3]
     outcome  = "transient"
@@ -35,22 +43,33 @@ scenario "a failed list holds every cluster back" {
     reason = "OperationUnfinished"
     fields = { "status.autoPatch.blocked" = "fleet/edge OperationUnfinished, fleet/prod ClusterLocked" }
   }
+  # The message names the list that failed and what the server said.
   expect "1m" {
     object = "IchorInstallation/ichor-system/ichor"
     state  = "Active"
     reason = "ReadFailed"
-    fields = { "status.autoPatch.blocked" = null }
+    fields = {
+      "status.autoPatch.blocked" = null
+      "status.message"           = "the list of Leases failed (transient): etcdserver: request timed out"
+    }
   }
   expect "2m" {
     object = "IchorInstallation/ichor-system/ichor"
     state  = "Active"
     reason = "ReadFailed"
+    fields = { "status.message" = "the list of TalosOperations failed (transient): etcdserver: request timed out" }
   }
   expect "3m" {
     object = "IchorInstallation/ichor-system/ichor"
     state  = "Active"
     reason = "OperationUnfinished"
     fields = { "status.autoPatch.blocked" = "fleet/edge OperationUnfinished, fleet/prod ClusterLocked" }
+  }
+  expect "4m" {
+    object = "IchorInstallation/ichor-system/ichor"
+    state  = "Active"
+    reason = "ReadFailed"
+    fields = { "status.message" = "the list of TalosClusters failed (transient): etcdserver: leader changed" }
   }
   expect "4m" {
     writes {
