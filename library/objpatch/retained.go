@@ -49,7 +49,10 @@ func holds(v, p any, inList bool) bool {
 	case map[string]any:
 		vm, ok := v.(map[string]any)
 		if !ok {
-			return false
+			// Absent, a map that only removes is held: the server drops
+			// a map emptied by the removals (the last annotation of
+			// metadata.annotations removed leaves no annotations at all).
+			return v == nil && !inList && removesOnly(pv)
 		}
 		for k, pe := range pv {
 			ve, has := vm[k]
@@ -61,7 +64,11 @@ func holds(v, p any, inList bool) bool {
 				if has {
 					return false
 				}
-			case !has || !holds(ve, pe, inList):
+			case !has:
+				if m, ok := pe.(map[string]any); !ok || inList || !removesOnly(m) {
+					return false
+				}
+			case !holds(ve, pe, inList):
 				return false
 			}
 		}
@@ -83,6 +90,21 @@ func holds(v, p any, inList bool) bool {
 		}
 	}
 	return jsonvalue.Equal(v, p)
+}
+
+// removesOnly reports whether the merge patch map p only removes: each of
+// its values is null or a map that only removes.
+func removesOnly(p map[string]any) bool {
+	for _, pe := range p {
+		if pe == nil {
+			continue
+		}
+		m, ok := pe.(map[string]any)
+		if !ok || !removesOnly(m) {
+			return false
+		}
+	}
+	return true
 }
 
 // sameQuantity reports whether two strings are the same Kubernetes

@@ -44,6 +44,18 @@ scenario "an engine stopped inside a reapply" {
     object = "Deployment/patches-demo/application"
     fields = { "metadata.labels.team" = "a", "metadata.labels.owner" = "u" }
   }
+  # The annotation is cleared by a patch of the ObjectPatch only where it is
+  # still set: unclear's, the one write; lost-claim and waiting, whose
+  # annotation is gone, get none (no request that could fail and report
+  # ReapplyNotAccepted for a cycle already accepted).
+  expect "0s" {
+    writes {
+      verb     = "patch"
+      kind     = "ObjectPatch"
+      identity = "statecraft"
+      count    = 1
+    }
+  }
 
   at "1m" {
     patch "ObjectPatch/patches-demo/waiting" {
