@@ -3,6 +3,9 @@
 # completed at the first reconcile, the generation unchanged: up-a's
 # latestRevision and up-b's templateHash are filled in, up-c's reason is
 # rewritten; nothing else is written (no revision created, nothing applied).
+# A report that is current but for a field it has no value for is not
+# written again: up-d's OwnerConflict report has no latestRevision (no
+# revision is the deployment's own) and stays as it is.
 scenario "a report with one stale field is written again" {
   rules    = ["clusterobjectdeployment", "clusterobjectset"]
   run_for  = "2m"
@@ -27,6 +30,13 @@ scenario "a report with one stale field is written again" {
     reason = "NewClusterObjectSetProgressed"
     fields = { "status.latestRevision" = 1, "status.templateHash" = "bd52f1ea", "status.conditions[Progressing].lastTransitionTime" = "2026-01-01T00:00:00Z" }
   }
+  expect "1m" {
+    object = "ClusterObjectDeployment/up-d"
+    state  = "OwnerConflict"
+    reason = "OwnerConflict"
+    fields = { "status.latestRevision" = null, "status.conditions[Available].reason" = "NoActiveRevision" }
+  }
+  # Three status writes: up-a's, up-b's and up-c's.
   expect "2m" {
     writes {
       verb  = "create"
