@@ -179,9 +179,13 @@ machine "clusterobjectdeployment" {
   let "available_now" {
     value = "status.?conditions.orValue([]).filter(c, c.type == 'Available')"
   }
-  # The conditions differ from what the revisions say: report again.
+  # The conditions differ from what the revisions say, or were set for an
+  # earlier generation (a condition's observedGeneration is the generation
+  # it was set based upon: every spec edit re-evaluates them, even one that
+  # changes no report): report again.
   let "stale_report" {
     value = <<-CEL
+      status.?conditions.orValue([]).exists(c, c.?observedGeneration.orValue(0) != dyn(self.metadata).generation) ||
       status.?reason.orValue('') != progressing.reason ||
       status.?message.orValue('') != progressing.message ||
       size(available_now) == 0 || available_now[0].reason != available.reason || available_now[0].?message.orValue('') != available.message ||

@@ -12,6 +12,17 @@ scenario "deadline: shorten, then remove" {
       merge = { spec = { progressDeadlineMinutes = 30 } }
     }
   }
+  # The edit changes no report; the conditions follow the generation.
+  expect "1m" {
+    object = "ClusterObjectDeployment/web"
+    state  = "Progressing"
+    fields = {
+      "metadata.generation"                               = 2
+      "status.conditions[Progressing].observedGeneration" = 2
+      "status.conditions[Available].observedGeneration"   = 2
+      "status.conditions[Progressing].lastTransitionTime" = "2026-01-01T00:00:00Z"
+    }
+  }
   expect "11m" {
     object = "ClusterObjectDeployment/web"
     state  = "Progressing"
@@ -25,7 +36,7 @@ scenario "deadline: shorten, then remove" {
   expect "12m" {
     object = "ClusterObjectDeployment/web"
     state  = "ProgressDeadlineExceeded"
-    fields = { "status.conditions[Progressing].lastTransitionTime" = "2026-01-01T00:12:00Z" }
+    fields = { "status.conditions[Progressing].lastTransitionTime" = "2026-01-01T00:12:00Z", "status.conditions[Progressing].observedGeneration" = 3, "status.conditions[Available].observedGeneration" = 3 }
   }
 
   at "15m" {

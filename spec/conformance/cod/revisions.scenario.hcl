@@ -34,15 +34,38 @@ scenario "which edits create revisions" {
       merge = { metadata = { labels = { root = "yes" }, annotations = { note = "root" } } }
     }
   }
+  # Root metadata is no spec edit: the generation, and the conditions' observedGeneration, stay.
+  expect "5m" {
+    object = "ClusterObjectDeployment/web"
+    fields = { "metadata.generation" = 1, "status.conditions[Progressing].observedGeneration" = 1, "status.conditions[Available].observedGeneration" = 1 }
+  }
   at "6m" {
     patch "ClusterObjectDeployment/web" {
       merge = { spec = { progressDeadlineMinutes = 30 } }
+    }
+  }
+  # Spec edits that change no report: the conditions are re-evaluated for
+  # the new generation (Kubernetes' observedGeneration: the generation the
+  # condition was set based upon), their reasons and times unchanged.
+  expect "6m" {
+    object = "ClusterObjectDeployment/web"
+    state  = "Progressed"
+    fields = {
+      "metadata.generation"                               = 2
+      "status.conditions[Progressing].observedGeneration" = 2
+      "status.conditions[Available].observedGeneration"   = 2
+      "status.conditions[Progressing].reason"             = "NewClusterObjectSetProgressed"
+      "status.conditions[Progressing].lastTransitionTime" = "2026-01-01T00:00:00Z"
     }
   }
   at "7m" {
     patch "ClusterObjectDeployment/web" {
       merge = { spec = { revisionHistoryLimit = 3 } }
     }
+  }
+  expect "7m" {
+    object = "ClusterObjectDeployment/web"
+    fields = { "metadata.generation" = 3, "status.conditions[Progressing].observedGeneration" = 3, "status.conditions[Available].observedGeneration" = 3 }
   }
   # Reapplying the unchanged template.
   at "8m" {
@@ -71,6 +94,11 @@ scenario "which edits create revisions" {
   expect "11m" {
     object = "ClusterObjectSet/web-2"
     fields = { "metadata.labels.team" = "green", "spec.lifecycleState" = "Active" }
+  }
+  # A spec edit that changes the report (a new revision).
+  expect "11m" {
+    object = "ClusterObjectDeployment/web"
+    fields = { "metadata.generation" = 4, "status.latestRevision" = 2, "status.conditions[Progressing].observedGeneration" = 4, "status.conditions[Available].observedGeneration" = 4 }
   }
   at "12m" {
     patch "ClusterObjectDeployment/web" {
