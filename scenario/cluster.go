@@ -42,7 +42,7 @@ var _ Stager = (*sim.Cluster)(nil)
 
 // stages reports whether the scenario stages anything only a Stager can.
 func (s *Scenario) stages() bool {
-	if s.Staging != nil && !s.Staging.empty() {
+	if s.Recorded || s.Staging != nil && !s.Staging.empty() {
 		return true
 	}
 	for _, e := range s.Events {
