@@ -453,6 +453,25 @@ func (c *cluster) waitApplied() (*unstructured.Unstructured, *corev1.ConfigMap) 
 		}
 		return state == "Applied" && cm.Labels["managed-by"] == "statecraft", fmt.Sprintf("state %q, labels %v", state, cm.Labels)
 	})
+	// Settled: the reconcile that applied may still be writing (its
+	// status write lands after the state a read saw), and what a later
+	// check compares with must be the last write. Two reads two seconds
+	// apart with the same resourceVersions.
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); {
+		time.Sleep(2 * time.Second)
+		op2, err := c.dyn.Resource(opGVR).Namespace("patches-demo").Get(c.ctx, "settings-patch", metav1.GetOptions{})
+		if err != nil {
+			c.t.Fatal(err)
+		}
+		cm2, err := c.kc.CoreV1().ConfigMaps("patches-demo").Get(c.ctx, "settings", metav1.GetOptions{})
+		if err != nil {
+			c.t.Fatal(err)
+		}
+		if op2.GetResourceVersion() == op.GetResourceVersion() && cm2.ResourceVersion == cm.ResourceVersion {
+			break
+		}
+		op, cm = op2, cm2
+	}
 	return op, cm
 }
 
@@ -593,7 +612,7 @@ func TestChartRunsInAnotherNamespace(t *testing.T) {
 		// takes over at most leaseDuration and two jittered retries later.
 		bound := time.Duration(jitter*float64(retryPeriod)) + 5*time.Second // a retry, and slack for a loaded machine
 		if sig == syscall.SIGKILL {
-			bound = leaseDuration + 2*time.Duration(jitter*float64(retryPeriod))
+			bound = leaseDuration + 2*time.Duration(jitter*float64(retryPeriod)) + 5*time.Second // and the same slack
 		}
 		killed := time.Now()
 		leader.kill(sig)
