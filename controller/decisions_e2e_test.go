@@ -66,18 +66,22 @@ func TestDecisionRecordsOnTheObject(t *testing.T) {
 	if first.Transition != "spec changed" || first.To != "Pending" {
 		t.Errorf("first record %+v", first)
 	}
-	// Applied by "apply": its writes are recorded with it.
-	u, err := e.op(ns, "fine")
-	if err != nil {
-		t.Fatal(err)
-	}
-	frecs, _ := controller.DecisionRecords(u.Object)
+	// Applied by "apply": its writes are recorded with it (the records'
+	// annotation may land after the status a read saw Applied in).
 	var apply *controller.DecisionRecord
-	for i := range frecs {
-		if frecs[i].Transition == "apply" {
-			apply = &frecs[i]
+	eventually(t, "the apply record on fine", func() (bool, string) {
+		u, err := e.op(ns, "fine")
+		if err != nil {
+			return false, err.Error()
 		}
-	}
+		frecs, _ := controller.DecisionRecords(u.Object)
+		for i := range frecs {
+			if frecs[i].Transition == "apply" {
+				apply = &frecs[i]
+			}
+		}
+		return apply != nil, fmt.Sprint(frecs)
+	})
 	if apply == nil || len(apply.Writes) != 2 || !strings.Contains(apply.Writes[0], "dry-run") || !strings.HasPrefix(apply.Writes[1], "patch ConfigMap/"+ns+"/target (merge): ok") {
 		t.Errorf("apply record %+v", apply)
 	}
