@@ -72,6 +72,10 @@ func TestFaultSchedulesOnSimulator(t *testing.T) {
 			}
 			t.Logf("baseline: %d writes, %d reconciles", writes, base.Result.Reconciles)
 			for _, sched := range schedules {
+				if why, ok := staleReadExclusions[rel]; ok && sched.StaleWrites > 0 {
+					t.Logf("%s: not run: %s", sched, why)
+					continue
+				}
 				rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 				began := time.Now()
 				run, err := scenario.RunWithFaults(rctx, s, ms, sched, faultSettle)
@@ -170,6 +174,21 @@ var faultExclusions = map[string]string{
 	"clusterobjectset/deleted.scenario.hcl":        "open: a crash after each of the first three writes ends with del-1 (deleted before its first reconcile) Ready and its ConfigMap applied, and arch-1 (an archived revision being deleted) ends TearingDown under reads one write stale",
 	"objectpatch/claims-lost-waiting.scenario.hcl": "open: a crash after write 11 ends with patch first in Error TargetAccessDenied (its restarted reconcile reads the target while the scenario's denial holds) instead of Applied",
 }
+
+// staleReadExclusions are scenarios whose stale-read schedules cannot end
+// as their runs without faults do, with why; their crash schedules run.
+var staleReadExclusions = map[string]string{
+	"autopatch/halt-reused-name.scenario.hcl":         reusedNameTiming,
+	"autopatch/half-start-reused-name.scenario.hcl":   reusedNameTiming,
+	"autopatch/halt-deleted-reused-name.scenario.hcl": reusedNameTiming,
+	"autopatch/two-halts-reused-name.scenario.hcl":    reusedNameTiming,
+}
+
+// reusedNameTiming: the operation of a patch decided again is named by the
+// second it was started at; a stale read delays that start by a second, so
+// the operation has another name and the world event that fails it, which
+// names it, finds nothing to fail.
+const reusedNameTiming = "the world event fails the operation by its name, which holds the second of its start, and a stale read delays the start"
 
 func acceptedDifference(s *scenario.Scenario, sched scenario.FaultSchedule, d scenario.FieldDiff) string {
 	kind := strings.SplitN(d.Object, "/", 2)[0]

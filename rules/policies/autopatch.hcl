@@ -203,7 +203,13 @@ machine "autopatch" {
   # ---- The first eligible cluster's start; annotations are the audit trail. ----
   let "next" { value = "views.filter(v, v.block == '')[0]" }
   let "identity" { value = "'system:serviceaccount:' + param.controller_namespace + ':ichor-auto-patch'" }
-  let "op_name" { value = "next.name + '-autopatch-' + next.component + '-' + next.to.lowerAscii().replace('.', '-').replace('+', '-')" }
+  # Never a name a halt or an acknowledgement used (section 5: a later halt
+  # names another operation, so an old acknowledgement does not clear it):
+  # the same patch decided again, its earlier operation deleted, gets the
+  # start's time (Unix seconds) as a suffix.
+  let "op_base" { value = "next.name + '-autopatch-' + next.component + '-' + next.to.lowerAscii().replace('.', '-').replace('+', '-')" }
+  let "names_used" { value = "[acknowledged, status.?autoPatch.?announced.orValue('')] + acknowledged_before" }
+  let "op_name" { value = "next.namespace + '/' + op_base in names_used ? op_base + '-' + string(int(now)) : op_base" }
   let "op_body" {
     value = <<-CEL
       {'apiVersion': 'ichor.maesh.dev/v1alpha1', 'kind': 'TalosOperation', 'spec': {'cluster': next.name, 'type': next.component, 'targetVersion': next.to},
@@ -415,7 +421,6 @@ machine "autopatch" {
         "autoPatch.haltCause"       = "'OperationNotCreated'"
         "autoPatch.haltedCluster"   = "starting.cluster"
         "autoPatch.haltedSince"     = "string(now)"
-        "autoPatch.announced"       = "null"
         "autoPatch.started"         = "started_now"
         "autoPatch.starting"        = "null"
       }
