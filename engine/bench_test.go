@@ -36,7 +36,9 @@ type benchCase struct {
 
 func benchMachine(tb testing.TB) *fsm.Machine {
 	tb.Helper()
-	return benchMachineIn(tb, fsm.NewMemory(nil))
+	// A registry of frozen values, as fsm.Compile gives a machine: the
+	// simulated cluster freezes its shared reads in it (benchCases).
+	return benchMachineIn(tb, fsm.NewMemory(jsonvalue.NewRegistry()))
 }
 
 // benchMachineIn compiles the ObjectPatch machine remembering in mem.
@@ -106,7 +108,9 @@ func benchCases(tb testing.TB, m *fsm.Machine) []benchCase {
 	tb.Helper()
 	ctx := tb.Context()
 	clock := sim.NewClock(benchT0)
-	c := sim.New(clock)
+	// Reads shared and frozen in the machine's registry, as the scenario
+	// runner's simulated cluster and the controller's cache hand them out.
+	c := sim.New(clock, sim.WithSharedReads(m.Memory.Frozen()), sim.WithoutManagedFields())
 	for _, r := range m.Resources {
 		c.RegisterKind(r.APIVersion, r.Kind, adapters.Scope(r.Scope), sim.KindOptions{HasStatus: true})
 	}
@@ -169,9 +173,14 @@ func benchCases(tb testing.TB, m *fsm.Machine) []benchCase {
 	reconcile(benchPatchRef)
 	applied := get(benchPatchRef)
 	obsApplied := observe(applied)
-	// Another actor drifts the label.
+	// Another actor drifts the label (a new version of the target: reads
+	// are shared, never changed in place).
+	drifted := benchDeployment()
+	drifted["metadata"].(map[string]any)["labels"] = map[string]any{"app": "application", "managed-by": "someone-else"}
+	if err := c.Apply(drifted); err != nil {
+		tb.Fatal(err)
+	}
 	obsDrifted := observe(applied)
-	obsDrifted["target"].Object["metadata"].(map[string]any)["labels"].(map[string]any)["managed-by"] = "someone-else"
 
 	// The same Applied patch in a namespace it shares with 99 others, each
 	// on its own Deployment: the claims list has 100 items.
@@ -244,10 +253,11 @@ func BenchmarkStepHandWritten(b *testing.B) {
 	m := benchMachine(b)
 	for _, tc := range benchCases(b, m) {
 		checkSameDecision(b, m, tc)
+		mem := handWrittenMemory(m)
 		b.Run(tc.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				sinkHandResult = handWrittenStep(tc.snap)
+				sinkHandResult = handWrittenStep(mem, tc.snap)
 			}
 		})
 	}
@@ -259,7 +269,7 @@ func BenchmarkStepHandWritten(b *testing.B) {
 func checkSameDecision(b *testing.B, m *fsm.Machine, tc benchCase) {
 	b.Helper()
 	d := engine.Step(m, tc.snap)
-	h := handWrittenStep(tc.snap)
+	h := handWrittenStep(handWrittenMemory(m), tc.snap)
 	if d.Problem != nil || h.problem != "" {
 		b.Fatalf("%s: problem: engine %+v, hand-written %q", tc.name, d.Problem, h.problem)
 	}
@@ -310,10 +320,13 @@ type hwDecision struct {
 // the merge-patch satisfied check is a plain walk (equivalent to
 // objpatch.plan for a spec without jsonPatch).
 // handWrittenMemory remembers claims for the hand-written decision, as a
-// controller would keep a cache of its own.
-var handWrittenMemory = library.NewMemory(nil)
+// controller would keep a cache of its own, asking the registry its reads
+// are frozen in (the machine's, which the simulated cluster freezes them in).
+func handWrittenMemory(m *fsm.Machine) *library.Memory {
+	return library.NewMemory(m.Memory.Frozen())
+}
 
-func handWrittenStep(snap engine.Snapshot) hwDecision {
+func handWrittenStep(mem *library.Memory, snap engine.Snapshot) hwDecision {
 	obj := snap.Object
 	meta, _ := obj["metadata"].(map[string]any)
 	spec, _ := obj["spec"].(map[string]any)
@@ -362,7 +375,7 @@ func handWrittenStep(snap engine.Snapshot) hwDecision {
 		for i, it := range patches.Items {
 			items[i] = it
 		}
-		claimLost = handWrittenMemory.ArbitrateClaims(items, obj, []string{"metadata.creationTimestamp", "metadata.name"})["accepted"] != true
+		claimLost = mem.ArbitrateClaims(items, obj, []string{"metadata.creationTimestamp", "metadata.name"})["accepted"] != true
 	}
 	if state == "Error" && reason == "TargetAlreadyClaimed" {
 		if claimLost {
