@@ -32,8 +32,9 @@ scenario "a deleting archived revision is not history" {
     }
   }
   expect "3m30s" {
+    # Deleted once (the one delete above), held by its finalizer.
     object = "ClusterObjectSet/web-1"
-    fields = { "metadata.deletionTimestamp" = "2026-01-01T00:03:00Z" }
+    fields = { "metadata.finalizers.0" = "test.statecraft.dev/hold" }
   }
   expect "3m30s" {
     object = "ClusterObjectSet/web-2"
@@ -73,5 +74,9 @@ scenario "a deleting archived revision is not history" {
     object = "ClusterObjectDeployment/web"
     state  = "Progressed"
     fields = { "status.latestRevision" = 4 }
+  }
+  expect "5m" {
+    object = "ClusterObjectSet/web-1"
+    fields = { "metadata.finalizers.0" = "test.statecraft.dev/hold" }
   }
 }
