@@ -84,6 +84,7 @@ var excluded = map[string]string{
 	"spec/conformance/cod/stalled-collision.scenario.hcl": "the progress deadline reads a creationTimestamp",
 	"spec/conformance/cod/poll-deadline.scenario.hcl":     "the progress deadline reads a creationTimestamp",
 	"spec/conformance/cod/rest-polls.scenario.hcl":        "the progress deadline reads a creationTimestamp",
+	"spec/conformance/cod/prune-deadline.scenario.hcl":    "the progress deadline reads a creationTimestamp",
 
 	// A real server serves a CRD's kind a moment after the CRD is created;
 	// the simulator at once.
