@@ -5,7 +5,8 @@
 # its own revision web-2 waits for a claim that is never Bound. At 5m the
 # limit is lowered to 0; the API server answers the first delete of web-1
 # NotFound without deleting it: web-1 is still there at 5m9s, and the look
-# at 5m10s deletes it; the COD is still Progressing.
+# at 5m10s deletes it; the COD is still Progressing. History goes before
+# the report: the conditions observe generation 2 only after the prune.
 scenario "history: a prune answered NotFound while rolling out" {
   rules   = ["clusterobjectdeployment", "clusterobjectset"]
   run_for = "10m"
@@ -38,6 +39,9 @@ scenario "history: a prune answered NotFound while rolling out" {
     object = "ClusterObjectDeployment/web"
     state  = "Progressing"
     reason = "RevisionsPruned"
+    # History goes first: the report of the new generation waits for the
+    # next look.
+    fields = { "status.conditions[Progressing].observedGeneration" = 1 }
   }
   expect "5m9s" {
     object = "ClusterObjectSet/web-1"
@@ -51,6 +55,7 @@ scenario "history: a prune answered NotFound while rolling out" {
     object = "ClusterObjectDeployment/web"
     state  = "Progressing"
     reason = "NewClusterObjectSetProgressing"
+    fields = { "status.conditions[Progressing].observedGeneration" = 2 }
   }
   expect "10m" {
     writes {
