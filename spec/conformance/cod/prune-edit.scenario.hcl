@@ -36,7 +36,12 @@ scenario "history: a template edit creates before it prunes" {
   }
   expect "5m" {
     object = "ClusterObjectSet/web-3"
-    fields = { "spec.revision" = 3, "metadata.ownerReferences.0.name" = "web" }
+    fields = {
+      "spec.revision"                                 = 3
+      "metadata.ownerReferences.0.name"               = "web"
+      "metadata.ownerReferences.0.controller"         = true
+      "metadata.ownerReferences.0.blockOwnerDeletion" = true
+    }
   }
   expect "5m" {
     object = "ClusterObjectSet/web-1"

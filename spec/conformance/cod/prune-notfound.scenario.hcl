@@ -25,7 +25,13 @@ scenario "history: a prune answered NotFound looks again after retry_interval" {
   expect "4m" {
     object = "ClusterObjectSet/web-1"
     state  = "Archived"
-    fields = { "metadata.ownerReferences.0.name" = "web" }
+    # Adopted: this COD is its controller owner and blocks its deletion
+    # until the revision is gone (foreground deletion).
+    fields = {
+      "metadata.ownerReferences.0.name"               = "web"
+      "metadata.ownerReferences.0.controller"         = true
+      "metadata.ownerReferences.0.blockOwnerDeletion" = true
+    }
   }
   at "5m" {
     patch "ClusterObjectDeployment/web" {
