@@ -1,4 +1,4 @@
-# COD-42 COD-45 COD-46 COD-29: every report records the revision the COD
+# COD-42 COD-45 COD-46 COD-29 COD-60: every report records the revision the COD
 # stands on, one it adopted included. Only the COD machine runs (the
 # ClusterObjectSet CRD is installed from spec/crds). own and unm each adopt
 # revision 1, made from their template (its template-hash label), so it is
@@ -7,7 +7,9 @@
 # controller and no managed-by label (UnmanagedRevision); each reports
 # latestRevision 1 and the template's hash. exh has no revision of its own
 # and no number left (RevisionNumberExhausted): it reports latestRevision 0
-# and no hash.
+# and no hash. inv adopts inv-1, labelled with the hash of inv's template,
+# though that template has an invalid label (InvalidSpecification): no
+# revision is created, and it reports inv-1 and the hash.
 scenario "reports record an adopted revision" {
   rules   = ["clusterobjectdeployment"]
   run_for = "1m"
@@ -43,6 +45,18 @@ scenario "reports record an adopted revision" {
     fields = {
       "status.latestRevision" = 0
       "status.templateHash"   = null
+    }
+  }
+  expect "1m" {
+    object = "ClusterObjectSet/inv-1"
+    fields = { "metadata.ownerReferences.0.name" = "inv" }
+  }
+  expect "1m" {
+    object = "ClusterObjectDeployment/inv"
+    state  = "InvalidSpecification"
+    fields = {
+      "status.latestRevision" = 1
+      "status.templateHash"   = "6ea4b235"
     }
   }
   expect "1m" {
