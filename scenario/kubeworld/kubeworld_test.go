@@ -51,7 +51,6 @@ var excluded = map[string]string{
 	"spec/conformance/cod/stale-owner.scenario.hcl":                         "needs the garbage collector",
 	"spec/conformance/cod/owner-conflict-names.scenario.hcl":                "needs the garbage collector",
 	"spec/conformance/cod/available-names.scenario.hcl":                     "needs the garbage collector",
-	"spec/conformance/cod/prune-first.scenario.hcl":                         "needs the garbage collector",
 
 	// Server-set values: a real server's uids are random, its
 	// creationTimestamps wall-clock times.
