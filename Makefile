@@ -67,12 +67,13 @@ test: hygiene vet cluster image
 	$(GO) run ./cmd/statecraft verify --quiet rules/policies
 	$(MAKE) mutate
 
-# Mutation testing of the conformance suite (spec/mutation.md): the fixed
-# sample of the shipped policies' mutants whose IDs hash to 0 modulo
-# MUTATE_SAMPLE, against spec/conformance/known-survivors.txt: a survivor
-# not on record fails, as does a recorded one now killed (remove it).
-# MUTATE_SAMPLE=1 runs every mutant (about 2,300; hours on two cores).
-MUTATE_SAMPLE   ?= 8
+# Mutation testing of the conformance suite (spec/mutation.md): every mutant
+# of the shipped policies (about 2,060; 12 min 43 s at --jobs 2 on two shared
+# cores, 2026-12-02), against spec/conformance/known-survivors.txt: a
+# survivor not on record fails, as does a recorded one now killed (remove
+# it). MUTATE_SAMPLE=8 runs the fixed sample of the mutants whose IDs hash
+# to 0 modulo 8, for a quicker look.
+MUTATE_SAMPLE   ?= 1
 MUTATE_MACHINES ?= objectpatch,autopatch,clusterextension,clusterobjectdeployment,clusterobjectset
 mutate:
 	$(GO) run ./cmd/statecraft test --mutate --machine $(MUTATE_MACHINES) --sample $(MUTATE_SAMPLE) --jobs 2 --budget 40m spec/conformance
