@@ -42,9 +42,6 @@ func TestFaultSchedulesOnSimulator(t *testing.T) {
 	for _, path := range paths {
 		rel := path[len("../spec/conformance/"):]
 		t.Run(rel, func(t *testing.T) {
-			if why, ok := faultExclusions[rel]; ok {
-				t.Skip(why)
-			}
 			s, ms := loadCompiled(t, path)
 			if s.Recorded {
 				t.Skip("it restores recorded objects (recorded = true), which only the plain simulated cluster can, not the fault cluster")
@@ -155,25 +152,6 @@ func TestFaultScheduleTrace(t *testing.T) {
 	}
 }
 
-// acceptedDifference says why a difference between a faulted run's final
-// state and its baseline's is not a violation, or "" when it is one. Each
-// entry is a difference the harness found and that was judged, one by
-// one, not to be a bug (RELIABILITY.md lists them):
-//   - the scenario fails requests by call number (a staged fault with
-//     at_calls or a rate): a crash changes which requests are made, so the
-//     scripted failures land elsewhere;
-//   - an ObjectPatch's lastAttemptTime and lastAppliedTime after a crash
-//     between its target patch and its status write: the restarted engine
-//     finds the target already patched, which is "Applied without a
-//     request", and has no attempt of its own to record;
-//   - a ClusterObjectSet's message "archived <predecessors>" after a crash
-//     between the archive patch and the status write: the restarted engine
-//     finds nothing left to archive and reports completion; the message is
-//     the last action's, not a state.
-//
-// faultExclusions are scenarios the fault schedules cannot run, with why.
-var faultExclusions = map[string]string{}
-
 // crashExclusions and staleReadExclusions are scenarios whose crash or
 // stale-read schedules cannot end as their runs without faults do, each
 // with why (the other kind runs): a different, correct answer to a
@@ -204,6 +182,44 @@ var staleReadExclusions = map[string]string{
 // names it, finds nothing to fail.
 const reusedNameTiming = "the world event fails the operation by its name, which holds the second of its start, and a stale read delays the start"
 
+// TestFaultExclusionsExist keeps the exclusions from going stale: each
+// names a conformance scenario, with a reason.
+func TestFaultExclusionsExist(t *testing.T) {
+	paths, err := scenario.Find("../spec/conformance")
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := map[string]bool{}
+	for _, p := range paths {
+		all[p[len("../spec/conformance/"):]] = true
+	}
+	for rel, ex := range crashExclusions {
+		if !all[rel] || ex.why == "" || len(ex.writes) == 0 {
+			t.Errorf("crash exclusion %s: exists %v, writes %v, reason %q", rel, all[rel], ex.writes, ex.why)
+		}
+	}
+	for rel, why := range staleReadExclusions {
+		if !all[rel] || why == "" {
+			t.Errorf("stale-read exclusion %s: exists %v, reason %q", rel, all[rel], why)
+		}
+	}
+}
+
+// acceptedDifference says why a difference between a faulted run's final
+// state and its baseline's is not a violation, or "" when it is one. Each
+// entry is a difference the harness found and that was judged, one by
+// one, not to be a bug (RELIABILITY.md lists them):
+//   - the scenario fails requests by call number (a staged fault with
+//     at_calls or a rate): a crash changes which requests are made, so the
+//     scripted failures land elsewhere;
+//   - an ObjectPatch's lastAttemptTime and lastAppliedTime after a crash
+//     between its target patch and its status write: the restarted engine
+//     finds the target already patched, which is "Applied without a
+//     request", and has no attempt of its own to record;
+//   - a ClusterObjectSet's message "archived <predecessors>" after a crash
+//     between the archive patch and the status write: the restarted engine
+//     finds nothing left to archive and reports completion; the message is
+//     the last action's, not a state.
 func acceptedDifference(s *scenario.Scenario, sched scenario.FaultSchedule, d scenario.FieldDiff) string {
 	kind := strings.SplitN(d.Object, "/", 2)[0]
 	kind = strings.TrimPrefix(strings.TrimPrefix(kind, "driven "), "object ")
