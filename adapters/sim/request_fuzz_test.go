@@ -133,24 +133,35 @@ func FuzzRequests(f *testing.F) {
 				if !gone && (!ok || !jsonvalue.Equal(stored, res.Object)) {
 					t.Fatalf("%s: a get does not return what the write answered", what)
 				}
-				// A write that changes nothing keeps the resourceVersion, as
-				// kube-apiserver's does; any other takes a newer one. A write
-				// that removed the last finalizer answers at the version it
-				// was written against (TestEmptiedFinalizersAnswer), which
-				// other objects' writes may have passed since: not a
-				// version stored, so not one to compare.
+				// A write that changes nothing keeps the object's
+				// resourceVersion, as kube-apiserver's does, however far
+				// other objects' writes have moved the store since; a write
+				// that changes it takes a version newer than every one
+				// stored. A write that removed the last finalizer answers at
+				// the version it was written against
+				// (TestEmptiedFinalizersAnswer): the object is gone, so that
+				// version is not one stored.
 				rv, err := strconv.ParseInt(fmt.Sprint(md["resourceVersion"]), 10, 64)
-				changed := !existed || !jsonvalue.Equal(before, stored)
-				if err != nil || (!gone && (rv < lastRV || (changed && rv == lastRV))) {
-					t.Fatalf("%s: resourceVersion %v after %d (changed: %v)", what, md["resourceVersion"], lastRV, changed)
+				if err != nil {
+					t.Fatalf("%s: resourceVersion %v is not a number", what, md["resourceVersion"])
 				}
-				if gone {
-					bmd, _ := before["metadata"].(map[string]any)
-					if fmt.Sprint(md["resourceVersion"]) != fmt.Sprint(bmd["resourceVersion"]) {
-						t.Fatalf("%s: the answer of a write that removed the last finalizer is at resourceVersion %v, not at the one it was written against, %v", what, md["resourceVersion"], bmd["resourceVersion"])
+				bmd, _ := before["metadata"].(map[string]any)
+				beforeRV := fmt.Sprint(bmd["resourceVersion"])
+				changed := !existed || !jsonvalue.Equal(before, stored)
+				switch {
+				case gone:
+					if fmt.Sprint(md["resourceVersion"]) != beforeRV {
+						t.Fatalf("%s: the answer of a write that removed the last finalizer is at resourceVersion %v, not at the one it was written against, %v", what, md["resourceVersion"], beforeRV)
 					}
-				} else {
+				case changed:
+					if rv <= lastRV {
+						t.Fatalf("%s: a write that changed the object took resourceVersion %d, not newer than %d", what, rv, lastRV)
+					}
 					lastRV = rv
+				default:
+					if fmt.Sprint(md["resourceVersion"]) != beforeRV {
+						t.Fatalf("%s: a write that changed nothing moved the resourceVersion from %v to %v", what, beforeRV, md["resourceVersion"])
+					}
 				}
 			}
 			if req.Verb == adapters.Delete && res.Outcome == adapters.OK && !req.DryRun && exists {
