@@ -134,7 +134,10 @@ fmt-check:
 # Each target fuzzes from a fresh cache directory, so its baseline is the
 # seed corpus: the cache in GOCACHE, shared by every clone on the machine,
 # grows with each run, and checking its coverage took all of a short
-# FUZZTIME on a loaded machine (0 executions).
+# FUZZTIME on a loaded machine (0 executions). A run that fails only with
+# "context deadline exceeded" and writes no failing input is go1.26's
+# coordinator racing its own deadline (golang/go#75804), reported and not
+# counted as a failure; any other failure, and any failing input, fails.
 FUZZMINIMIZE ?= 20x
 FUZZ_TARGETS = ./rules:FuzzLoadCompile ./jsonparse:FuzzParse ./library/objpatch:FuzzValidate \
 	./library/objpatch:FuzzPlan ./scenario:FuzzParse ./adapters/sim:FuzzRequests
@@ -148,6 +151,11 @@ fuzz:
 		secs=$$(printf '%s\n' "$(FUZZTIME)" | sed -n 's/^\([0-9]*\)s$$/\1/p'); \
 		rate=$$(if [ -n "$$secs" ] && [ "$$secs" -gt 0 ]; then echo "$$((execs / secs))/s"; else echo "?/s"; fi); \
 		echo "fuzz $$pkg $$fn: $$execs executions in $(FUZZTIME) ($$rate)"; \
+		if [ $$rc -ne 0 ] && printf '%s\n' "$$out" | grep -A1 -e '^--- FAIL: ' | grep -qx '    context deadline exceeded' \
+			&& ! printf '%s\n' "$$out" | grep -q -e 'Failing input written' -e '^panic:'; then \
+			echo "fuzz $$pkg $$fn: stopped by Go's fuzzing coordinator at the end of FUZZTIME with a bare \"context deadline exceeded\" and no failing input (golang/go#75804, fixed in go1.27): not a finding"; \
+			rc=0; \
+		fi; \
 		if [ $$rc -ne 0 ]; then printf '%s\n' "$$out"; exit $$rc; fi; \
 	done
 
