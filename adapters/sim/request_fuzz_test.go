@@ -136,22 +136,23 @@ func FuzzRequests(f *testing.F) {
 				// A write that changes nothing keeps the object's
 				// resourceVersion, as kube-apiserver's does, however far
 				// other objects' writes have moved the store since; a write
-				// that changes it takes a version newer than every one
-				// stored. A write that removed the last finalizer answers at
+				// that changes it takes a version newer than every write
+				// before it that changed an object. A write that removed the last finalizer answers at
 				// the version it was written against
 				// (TestEmptiedFinalizersAnswer): the object is gone, so that
 				// version is not one stored.
-				rv, err := strconv.ParseInt(fmt.Sprint(md["resourceVersion"]), 10, 64)
+				answeredRV := fmt.Sprint(md["resourceVersion"])
+				rv, err := strconv.ParseInt(answeredRV, 10, 64)
 				if err != nil {
-					t.Fatalf("%s: resourceVersion %v is not a number", what, md["resourceVersion"])
+					t.Fatalf("%s: resourceVersion %v is not a number", what, answeredRV)
 				}
 				bmd, _ := before["metadata"].(map[string]any)
 				beforeRV := fmt.Sprint(bmd["resourceVersion"])
 				changed := !existed || !jsonvalue.Equal(before, stored)
 				switch {
 				case gone:
-					if fmt.Sprint(md["resourceVersion"]) != beforeRV {
-						t.Fatalf("%s: the answer of a write that removed the last finalizer is at resourceVersion %v, not at the one it was written against, %v", what, md["resourceVersion"], beforeRV)
+					if answeredRV != beforeRV {
+						t.Fatalf("%s: the answer of a write that removed the last finalizer is at resourceVersion %v, not at the one it was written against, %v", what, answeredRV, beforeRV)
 					}
 				case changed:
 					if rv <= lastRV {
@@ -159,8 +160,8 @@ func FuzzRequests(f *testing.F) {
 					}
 					lastRV = rv
 				default:
-					if fmt.Sprint(md["resourceVersion"]) != beforeRV {
-						t.Fatalf("%s: a write that changed nothing moved the resourceVersion from %v to %v", what, beforeRV, md["resourceVersion"])
+					if answeredRV != beforeRV {
+						t.Fatalf("%s: a write that changed nothing moved the resourceVersion from %v to %v", what, beforeRV, answeredRV)
 					}
 				}
 			}
