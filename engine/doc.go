@@ -12,7 +12,9 @@
 // loop that carries a Reconciliation out on an adapters.API; the simulation
 // runner, the verifier and the controller all use it. Certify says of a rest
 // what it depended on and until when it holds, so that a runner that can see
-// nothing changed may skip stepping it. Explain and ClauseValues re-evaluate
+// nothing changed may skip stepping it; Step uses the same certificate to
+// answer a rest again, for the same frozen inputs, without evaluating its
+// guards (again.go). Explain and ClauseValues re-evaluate
 // a step's guards clause by clause, for people and for coverage.
 //
 // The engine never imports client-go, never reads the wall clock and never

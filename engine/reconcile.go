@@ -458,7 +458,11 @@ func (r *Reconciliation) observed(got []Observation) {
 func (r *Reconciliation) decide() {
 	v := r.v.observing(r.snap.Observations)
 	r.v = v
-	d := step(r.m, r.snap, v, r.problem)
+	d := restAgain(r.m, r.snap)
+	again := d != nil
+	if !again {
+		d = step(r.m, r.snap, v, r.problem)
+	}
 	r.d = d
 	snap := r.snap
 	if r.opts.Steps {
@@ -477,6 +481,11 @@ func (r *Reconciliation) decide() {
 			if c, ok := certify(r.m, snap, d, v); ok {
 				r.rep.Certificate = &c
 			}
+		}
+		// A runner that skips certified rests itself (the simulator)
+		// has no use for them answered again.
+		if !again && !r.opts.Certify {
+			rememberRest(r.m, snap, d, v)
 		}
 		r.finish()
 		return

@@ -53,39 +53,9 @@ func Certify(m *fsm.Machine, snap Snapshot, d *Decision) (Rest, bool) {
 // A rest is certified only for a machine whose memory is the object's
 // status (a runner watches the object, not where else it may be kept).
 func certify(m *fsm.Machine, snap Snapshot, d *Decision, v *vars) (Rest, bool) {
-	if d == nil || d.Transition != nil || d.Problem != nil || m.Source.MemoryIn != "status" {
+	r, prof, ok := restInTime(m, snap, d, v)
+	if !ok {
 		return Rest{}, false
-	}
-	prof := m.Rest(d.From)
-	if prof == nil || !prof.Certifiable {
-		return Rest{}, false
-	}
-	var r Rest
-	if s := m.State(d.From); s.Recheck != nil {
-		out, err := s.Recheck.Eval(v)
-		dur, ok := out.(types.Duration)
-		if err != nil || !ok {
-			return Rest{}, false
-		}
-		// As Step: a wake-up not after now becomes one second later.
-		r.Every = max(dur.Duration, time.Second)
-		if s.Jitter != nil {
-			out, err := s.Jitter.Eval(v)
-			j, ok := out.(types.Duration)
-			if err != nil || !ok {
-				return Rest{}, false
-			}
-			r.Jitter, r.JitterKey = j.Duration, jitterKey(snap.Object)
-		}
-	}
-	for _, g := range prof.Gates {
-		at, ok := gateChange(g, v, snap.Now)
-		if !ok {
-			return Rest{}, false
-		}
-		if !at.IsZero() && (r.Until.IsZero() || at.Before(r.Until)) {
-			r.Until = at
-		}
 	}
 	r.Reads = append([]Read(nil), snap.Reads...)
 	if snap.Reads == nil {
@@ -95,6 +65,50 @@ func certify(m *fsm.Machine, snap Snapshot, d *Decision, v *vars) (Rest, bool) {
 		r.Reads[i].StatusBlind = r.Reads[i].List && prof.StatusBlind[r.Reads[i].Name]
 	}
 	return r, true
+}
+
+// restInTime is the part of d's certificate that places it in time (Until,
+// Every, Jitter), without its reads, and the state's rest profile.
+func restInTime(m *fsm.Machine, snap Snapshot, d *Decision, v *vars) (Rest, *fsm.RestProfile, bool) {
+	if d == nil || d.Transition != nil || d.Problem != nil || m.Source.MemoryIn != "status" {
+		return Rest{}, nil, false
+	}
+	prof := m.Rest(d.From)
+	if prof == nil || !prof.Certifiable {
+		return Rest{}, nil, false
+	}
+	var r Rest
+	if s := m.State(d.From); s.Recheck != nil {
+		out, err := s.Recheck.Eval(v)
+		dur, ok := out.(types.Duration)
+		if err != nil || !ok {
+			return Rest{}, nil, false
+		}
+		// As Step (restWake): a wake-up not after now becomes one second
+		// later.
+		r.Every = dur.Duration
+		if r.Every <= 0 {
+			r.Every = time.Second
+		}
+		if s.Jitter != nil {
+			out, err := s.Jitter.Eval(v)
+			j, ok := out.(types.Duration)
+			if err != nil || !ok {
+				return Rest{}, nil, false
+			}
+			r.Jitter, r.JitterKey = j.Duration, jitterKey(snap.Object)
+		}
+	}
+	for _, g := range prof.Gates {
+		at, ok := gateChange(g, v, snap.Now)
+		if !ok {
+			return Rest{}, nil, false
+		}
+		if !at.IsZero() && (r.Until.IsZero() || at.Before(r.Until)) {
+			r.Until = at
+		}
+	}
+	return r, prof, true
 }
 
 // gateChange returns the first time after now at which g's value can

@@ -143,10 +143,18 @@ func display(v any) string {
 // Step decides, from the object's current state, which transition fires:
 // candidates are tried in declaration order and the first whose guard is
 // true fires. It computes the requests of that transition's actions but
-// carries none out. Step is pure: same snapshot, same Decision.
+// carries none out. Step is pure: same snapshot, same Decision. A rest it
+// decides again for the same frozen inputs is answered from the last one
+// (again.go); the Guards of such a decision are shared with it, not to be
+// changed.
 func Step(m *fsm.Machine, snap Snapshot) *Decision {
+	if d := restAgain(m, snap); d != nil {
+		return d
+	}
 	v, problem := newVars(m, snap.Object, snap.Memory, snap.Observations, snap.Now)
-	return step(m, snap, v, problem)
+	d := step(m, snap, v, problem)
+	rememberRest(m, snap, d, v)
+	return d
 }
 
 // step is Step in the activation v built for snap (problem: the params'

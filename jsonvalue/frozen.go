@@ -213,3 +213,7 @@ func Remember[T any](r *Registry, v map[string]any, name string, compute func() 
 	f.mu.Unlock()
 	return t
 }
+
+// Same reports whether a and b are the same map (both nil included), not
+// merely equal: for a frozen map, the same content.
+func Same(a, b map[string]any) bool { return identity(a) == identity(b) }

@@ -49,10 +49,12 @@ type table struct {
 }
 
 var tables = []table{
-	{name: "step", prefixes: []string{"Step", "StepHandWritten"}, summary: []string{"ns/op"},
+	{name: "step", prefixes: []string{"Step", "StepInFull", "StepHandWritten"}, summary: []string{"ns/op"},
 		ratio: func(name string) string {
-			if rest, ok := strings.CutPrefix(name, "Step/"); ok {
-				return "StepHandWritten/" + rest
+			for _, p := range []string{"Step/", "StepInFull/"} {
+				if rest, ok := strings.CutPrefix(name, p); ok {
+					return "StepHandWritten/" + rest
+				}
 			}
 			return ""
 		}},

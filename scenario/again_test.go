@@ -1,0 +1,121 @@
+package scenario_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/statecraft/statecraft/adapters"
+	"github.com/statecraft/statecraft/engine"
+	"github.com/statecraft/statecraft/fsm"
+	"github.com/statecraft/statecraft/scenario"
+)
+
+// TestRestsDecidedAgainAsInFull runs every scenario of the suites, and the
+// drift workload of the benchmark, stepping every object at every wake-up,
+// and decides each step again in full: with the same machine compiled into
+// a memory of its own, whose registry holds none of the run's frozen
+// values, so that nothing is answered from a rest remembered on an object
+// (engine/again.go). Every decision must be the same, and the suite must
+// answer many rests again (else the test proves nothing).
+func TestRestsDecidedAgainAsInFull(t *testing.T) {
+	type run struct {
+		name string
+		s    *scenario.Scenario
+	}
+	var runs []run
+	for _, p := range findAll(t) {
+		s, diags := scenario.Load(p)
+		if diags.HasErrors() {
+			t.Fatalf("%s: %v", p, diags)
+		}
+		if s.ExpectError != "" {
+			continue // its rule files are refused: nothing runs
+		}
+		runs = append(runs, run{p, s})
+	}
+	runs = append(runs, run{"drift workload", driftScenario(100, 24*time.Hour)})
+	var steps, again int
+	for _, r := range runs {
+		ms, diags := scenario.Compile(r.s)
+		if diags.HasErrors() {
+			t.Fatalf("%s: %v", r.name, diags)
+		}
+		c := &inFull{t: t, name: r.name, fresh: map[*fsm.Machine]*fsm.Machine{}, seen: map[*engine.GuardResult]bool{}}
+		if _, err := scenario.Run(context.Background(), r.s, ms, scenario.Options{Steps: c}); err != nil {
+			t.Fatalf("%s: %v", r.name, err)
+		}
+		steps += c.steps
+		again += c.again
+	}
+	t.Logf("%d steps, %d of them rests answered again", steps, again)
+	if again < steps/10 {
+		t.Errorf("only %d of %d steps were rests answered again", again, steps)
+	}
+}
+
+// inFull decides every step of a run again in full and compares.
+type inFull struct {
+	t            *testing.T
+	name         string
+	fresh        map[*fsm.Machine]*fsm.Machine
+	seen         map[*engine.GuardResult]bool // the guards of each rest decided
+	steps, again int
+}
+
+func (c *inFull) Transition(time.Time, adapters.Ref, *engine.Result) {}
+func (c *inFull) Problem(time.Time, adapters.Ref, *engine.Problem)   {}
+
+func (c *inFull) Step(now time.Time, obj adapters.Ref, m *fsm.Machine, snap engine.Snapshot, d *engine.Decision) {
+	c.steps++
+	f := c.fresh[m]
+	if f == nil {
+		var diags error
+		f, diags = compileAlone(m)
+		if diags != nil {
+			c.t.Fatalf("%s: %v", c.name, diags)
+		}
+		c.fresh[m] = f
+	}
+	// A rest answered again shares its guards with the rest it repeats.
+	if len(d.Guards) > 0 && d.Transition == nil {
+		if c.seen[&d.Guards[0]] {
+			c.again++
+		}
+		c.seen[&d.Guards[0]] = true
+	}
+	full := engine.Step(f, snap)
+	if diff := cmp.Diff(decisionText(full), decisionText(d)); diff != "" {
+		c.t.Errorf("%s: %s at %s: the decision differs from the one made in full (-full +run):\n%s", c.name, obj, now.Format(time.RFC3339), diff)
+	}
+}
+
+// compileAlone compiles m's rules into a memory of their own.
+func compileAlone(m *fsm.Machine) (*fsm.Machine, error) {
+	f, diags := fsm.CompileMachine(m.Source)
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	return f, nil
+}
+
+// decisionText is what a decision says, as text to compare.
+func decisionText(d *engine.Decision) []string {
+	out := []string{"from " + d.From, "wake " + d.Wake.Format(time.RFC3339Nano)}
+	if d.Transition != nil {
+		out = append(out, "transition "+d.Transition.Name)
+	}
+	if d.Problem != nil {
+		out = append(out, "problem "+d.Problem.Reason+": "+d.Problem.Message)
+	}
+	for _, g := range d.Guards {
+		out = append(out, fmt.Sprintf("guard %s %v %v", g.Transition, g.Value, g.Err))
+	}
+	for _, a := range d.Actions {
+		out = append(out, fmt.Sprintf("action %s %d requests %v", a.Action.Name, len(a.Requests), a.Err))
+	}
+	return out
+}
