@@ -22,22 +22,7 @@ import (
 // (engine/again.go). Every decision must be the same, and the suite must
 // answer many rests again (else the test proves nothing).
 func TestRestsDecidedAgainAsInFull(t *testing.T) {
-	type run struct {
-		name string
-		s    *scenario.Scenario
-	}
-	var runs []run
-	for _, p := range findAll(t) {
-		s, diags := scenario.Load(p)
-		if diags.HasErrors() {
-			t.Fatalf("%s: %v", p, diags)
-		}
-		if s.ExpectError != "" {
-			continue // its rule files are refused: nothing runs
-		}
-		runs = append(runs, run{p, s})
-	}
-	runs = append(runs, run{"drift workload", driftScenario(100, 24*time.Hour)})
+	runs := suiteRuns(t, driftScenario(100, 24*time.Hour))
 	var steps, again int
 	for _, r := range runs {
 		ms, diags := scenario.Compile(r.s)

@@ -31,6 +31,31 @@ func findAll(t *testing.T) []string {
 	return paths
 }
 
+// suiteRun is one scenario to run, named by its path.
+type suiteRun struct {
+	name string
+	s    *scenario.Scenario
+}
+
+// suiteRuns loads every scenario of the suites whose rules load (a
+// scenario expecting its rule files refused runs nothing), and adds the
+// benchmark's drift workload w as "drift workload".
+func suiteRuns(t *testing.T, w *scenario.Scenario) []suiteRun {
+	t.Helper()
+	var runs []suiteRun
+	for _, p := range findAll(t) {
+		s, diags := scenario.Load(p)
+		if diags.HasErrors() {
+			t.Fatalf("%s: %v", p, diags)
+		}
+		if s.ExpectError != "" {
+			continue
+		}
+		runs = append(runs, suiteRun{p, s})
+	}
+	return append(runs, suiteRun{"drift workload", w})
+}
+
 // TestGoldenTraces runs every scenario and compares its trace with the
 // golden file beside it; -update rewrites them.
 func TestGoldenTraces(t *testing.T) {

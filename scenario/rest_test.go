@@ -17,23 +17,8 @@ import (
 // rechecks (else the skipping is not working and the benchmark measures
 // something else).
 func TestSkippedRestsChangeNothing(t *testing.T) {
-	type run struct {
-		name string
-		s    *scenario.Scenario
-	}
-	var runs []run
-	for _, p := range findAll(t) {
-		s, diags := scenario.Load(p)
-		if diags.HasErrors() {
-			t.Fatalf("%s: %v", p, diags)
-		}
-		if s.ExpectError != "" {
-			continue // its rule files are refused: nothing runs
-		}
-		runs = append(runs, run{p, s})
-	}
 	drift := driftScenario(100, 24*time.Hour)
-	runs = append(runs, run{"drift workload", drift})
+	runs := suiteRuns(t, drift)
 	skippedAny := 0
 	for _, r := range runs {
 		ms, diags := scenario.Compile(r.s)

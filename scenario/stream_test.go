@@ -20,22 +20,7 @@ import (
 // kept when they are streamed, and TraceWriter must write the bytes of
 // RenderTrace (what the golden files hold).
 func TestStreamedTraceIsTheKeptTrace(t *testing.T) {
-	type run struct {
-		name string
-		s    *scenario.Scenario
-	}
-	var runs []run
-	for _, p := range findAll(t) {
-		s, diags := scenario.Load(p)
-		if diags.HasErrors() {
-			t.Fatalf("%s: %v", p, diags)
-		}
-		if s.ExpectError != "" {
-			continue // its rule files are refused: nothing runs
-		}
-		runs = append(runs, run{p, s})
-	}
-	runs = append(runs, run{"drift workload", driftScenario(100, time.Hour)})
+	runs := suiteRuns(t, driftScenario(100, time.Hour))
 	for _, r := range runs {
 		ms, diags := scenario.Compile(r.s)
 		if diags.HasErrors() {
