@@ -458,7 +458,12 @@ func (r *Reconciliation) observed(got []Observation) {
 func (r *Reconciliation) decide() {
 	v := r.v.observing(r.snap.Observations)
 	r.v = v
-	d := restAgain(r.m, r.snap)
+	// A runner that skips certified rests itself (the simulator) has no
+	// use for them answered again: none is remembered or asked for.
+	var d *Decision
+	if !r.opts.Certify {
+		d = restAgain(r.m, r.snap)
+	}
 	again := d != nil
 	if !again {
 		d = step(r.m, r.snap, v, r.problem)
@@ -482,8 +487,6 @@ func (r *Reconciliation) decide() {
 				r.rep.Certificate = &c
 			}
 		}
-		// A runner that skips certified rests itself (the simulator)
-		// has no use for them answered again.
 		if !again && !r.opts.Certify {
 			rememberRest(r.m, snap, d, v)
 		}
