@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -174,21 +175,7 @@ func decisionLines(d *engine.Decision) []string {
 		out = append(out, "problem "+d.Problem.Reason+": "+d.Problem.Message)
 	}
 	for _, g := range d.Guards {
-		out = append(out, g.Transition, boolText(g.Value), errText(g.Err))
+		out = append(out, fmt.Sprintf("guard %s %v %v", g.Transition, g.Value, g.Err))
 	}
 	return out
-}
-
-func boolText(b bool) string {
-	if b {
-		return "true"
-	}
-	return "false"
-}
-
-func errText(err error) string {
-	if err == nil {
-		return ""
-	}
-	return err.Error()
 }

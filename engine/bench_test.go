@@ -249,31 +249,24 @@ var (
 // BenchmarkStep measures engine.Step on the shipped ObjectPatch machine.
 // Applied/target-matches is the hot path: every periodic recheck of a
 // converged object takes it.
-func BenchmarkStep(b *testing.B) {
-	m := benchMachine(b)
-	for _, tc := range benchCases(b, m) {
-		checkSameDecision(b, m, tc)
-		b.Run(tc.name, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				sinkDecision = engine.Step(m, tc.snap)
-			}
-		})
-	}
-}
+func BenchmarkStep(b *testing.B) { benchSteps(b, engine.Step) }
 
 // BenchmarkStepInFull is BenchmarkStep with every decision made in full:
 // what the first step of an object after any change of what it reads
 // costs, where BenchmarkStep's rests are the same rest decided again
 // (again.go).
-func BenchmarkStepInFull(b *testing.B) {
+func BenchmarkStepInFull(b *testing.B) { benchSteps(b, engine.StepInFull) }
+
+// benchSteps runs step on every bench case, each checked first against
+// the hand-written decision.
+func benchSteps(b *testing.B, step func(*fsm.Machine, engine.Snapshot) *engine.Decision) {
 	m := benchMachine(b)
 	for _, tc := range benchCases(b, m) {
 		checkSameDecision(b, m, tc)
 		b.Run(tc.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				sinkDecision = engine.StepInFull(m, tc.snap)
+				sinkDecision = step(m, tc.snap)
 			}
 		})
 	}
