@@ -26,7 +26,10 @@ import (
 // compares, so no identity is reused while it can be asked. Anything not
 // frozen (an object a test builds, a memory kept elsewhere, a for_each
 // observation) is decided in full every time. Nothing is kept outside the
-// run's registry, and a remembered rest goes with its object's version.
+// run's registry, and a remembered rest goes with its object's version, or
+// when its owner thaws what it handed out (the simulator at the end of a
+// scenario run, sim.Cluster.Release): a rest holds its machine, and a
+// registry can outlive many machines (a mutation run's).
 
 // lastRest is the last rest decided for one version of an object.
 type lastRest struct {

@@ -11,6 +11,7 @@ import (
 	"github.com/statecraft/statecraft/adapters"
 	"github.com/statecraft/statecraft/engine"
 	"github.com/statecraft/statecraft/fsm"
+	"github.com/statecraft/statecraft/jsonvalue"
 	"github.com/statecraft/statecraft/scenario"
 )
 
@@ -103,4 +104,47 @@ func decisionText(d *engine.Decision) []string {
 		out = append(out, fmt.Sprintf("action %s %d requests %v", a.Action.Name, len(a.Requests), a.Err))
 	}
 	return out
+}
+
+// TestRunLeavesNothingFrozen runs the drift workload with a step tracer
+// that keeps every object the engine was stepped on: frozen in the
+// machines' registry while the run reads them (else no rest is remembered
+// on them), thawed when Run returns, so that a registry serving many runs
+// (a mutation run's) keeps none of them, nor the rests, and through them
+// the machines, remembered on them.
+func TestRunLeavesNothingFrozen(t *testing.T) {
+	s := driftScenario(10, 2*time.Hour)
+	ms, diags := scenario.Compile(s)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	reg := ms[0].Memory.Frozen()
+	k := &keeper{reg: reg}
+	if _, err := scenario.Run(context.Background(), s, ms, scenario.Options{Steps: k}); err != nil {
+		t.Fatal(err)
+	}
+	if len(k.objs) == 0 || k.frozen < len(k.objs)/2 {
+		t.Fatalf("%d of %d objects stepped on were frozen during the run", k.frozen, len(k.objs))
+	}
+	for _, o := range k.objs {
+		if reg.Frozen(o) {
+			t.Fatalf("after the run, an object stepped on is still frozen: %v", o["metadata"])
+		}
+	}
+}
+
+// keeper keeps the objects of every step.
+type keeper struct {
+	reg    *jsonvalue.Registry
+	objs   []map[string]any
+	frozen int
+}
+
+func (k *keeper) Transition(time.Time, adapters.Ref, *engine.Result) {}
+func (k *keeper) Problem(time.Time, adapters.Ref, *engine.Problem)   {}
+func (k *keeper) Step(_ time.Time, _ adapters.Ref, _ *fsm.Machine, snap engine.Snapshot, _ *engine.Decision) {
+	if k.reg.Frozen(snap.Object) {
+		k.frozen++
+	}
+	k.objs = append(k.objs, snap.Object)
 }

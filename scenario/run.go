@@ -109,6 +109,12 @@ func Run(ctx context.Context, s *Scenario, ms []*fsm.Machine, opts Options) (*Re
 		}
 		cluster = sim.New(clock, opts...)
 	}
+	// What the run froze in its machines' registry goes with the run: the
+	// registry may serve other runs (a mutation run's do), and a rest
+	// remembered on an object (engine) would keep its machine alive.
+	if c, ok := cluster.(interface{ Release() }); ok {
+		defer c.Release()
+	}
 	r := &runner{
 		s: s, opts: opts, clock: clock, cluster: cluster,
 		machines: map[string]*fsm.Machine{}, kinds: map[string]string{},

@@ -156,6 +156,23 @@ func WithSharedReads(reg *jsonvalue.Registry) Option {
 	}
 }
 
+// Release thaws every copy the cluster handed out with WithSharedReads:
+// the run that read them is over. The registry can outlive the cluster (a
+// mutation run shares one across all its runs, and what readers derived
+// from a frozen object, jsonvalue.Remember, stays with it), so a released
+// cluster leaves nothing in it. The cluster still answers afterwards; what
+// it hands out then is frozen again.
+func (c *Cluster) Release() {
+	if c.frozen == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, e := range c.objects {
+		e.forget(c.frozen)
+	}
+}
+
 // WithoutManagedFields makes Get, List and every write's answer leave out
 // metadata.managedFields, as the client-go adapter's
 // kube.Client.WithoutManagedFields (and the controller's informers) do.

@@ -2,10 +2,12 @@ package sim
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"testing"
 
 	"github.com/statecraft/statecraft/adapters"
+	"github.com/statecraft/statecraft/jsonvalue"
 )
 
 // With shared reads, readers get one copy until the object changes, and a
@@ -41,5 +43,54 @@ func TestSharedReads(t *testing.T) {
 		if first["data"].(map[string]any)["k"] != "1" {
 			t.Fatalf("shared=%v: an earlier reader's copy changed under it", shared)
 		}
+	}
+}
+
+// A released cluster leaves nothing frozen in its registry: no copy it
+// handed out (read, listed or a write's answer) and nothing remembered on
+// one. It still answers, and freezes what it hands out next.
+func TestReleaseThawsWhatWasHandedOut(t *testing.T) {
+	ctx := context.Background()
+	reg := jsonvalue.NewRegistry()
+	c := New(nil, WithSharedReads(reg))
+	refA := adapters.Ref{APIVersion: "v1", Kind: "ConfigMap", Namespace: "default", Name: "a"}
+	refB := adapters.Ref{APIVersion: "v1", Kind: "ConfigMap", Namespace: "default", Name: "b"}
+	for _, name := range []string{"a", "b"} {
+		if err := c.Apply(map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+			"metadata": map[string]any{"name": name, "namespace": "default"}, "data": map[string]any{"k": "1"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	get := func(ref adapters.Ref) map[string]any {
+		return c.Do(ctx, adapters.Request{Verb: adapters.Get, Ref: ref}).Object
+	}
+	get(refA)
+	written := c.Do(ctx, adapters.Request{Verb: adapters.Patch, PatchType: adapters.MergePatch, Ref: refA, Body: raw(`{"data":{"k":"2"}}`)}).Object
+	current := get(refB)
+	listed := c.Do(ctx, adapters.Request{Verb: adapters.List, Ref: adapters.Ref{APIVersion: "v1", Kind: "Namespace"}}).Items
+	held := map[string]map[string]any{"written": written, "current": current, "current's data": current["data"].(map[string]any)}
+	for i, it := range listed {
+		held[fmt.Sprintf("listed[%d]", i)] = it
+	}
+	for name, v := range held {
+		if !reg.Frozen(v) {
+			t.Fatalf("before Release, the %s copy is not frozen", name)
+		}
+	}
+	if n := jsonvalue.Remember(reg, current, "test", func() int { return 1 }); n != 1 {
+		t.Fatal(n)
+	}
+	c.Release()
+	for name, v := range held {
+		if reg.Frozen(v) {
+			t.Errorf("after Release, the %s copy is still frozen", name)
+		}
+	}
+	if n := jsonvalue.Remember(reg, current, "test", func() int { return 2 }); n != 2 {
+		t.Errorf("after Release, a value remembered on the current copy is still answered (%d)", n)
+	}
+	again := get(refA)
+	if !reg.Frozen(again) || again["data"].(map[string]any)["k"] != "2" {
+		t.Fatalf("after Release, a read gives %v (frozen %v)", again, reg.Frozen(again))
 	}
 }
