@@ -234,14 +234,14 @@ func (c reconcileCounter) Reconciling(_ *fsm.Machine, ref adapters.Ref, now time
 
 // reconcileEnd sees one reconcile and records only its end.
 type reconcileEnd struct {
+	engine.NopTracer // its Transition and Problem do nothing
+
 	c   reconcileCounter
 	ref adapters.Ref
 	at  time.Time
 }
 
 func (*reconcileEnd) Step(time.Time, adapters.Ref, *fsm.Machine, engine.Snapshot, *engine.Decision) {}
-func (*reconcileEnd) Transition(time.Time, adapters.Ref, *engine.Result)                            {}
-func (*reconcileEnd) Problem(time.Time, adapters.Ref, *engine.Problem)                              {}
 func (*reconcileEnd) Request(adapters.Request, adapters.Result)                                     {}
 func (e *reconcileEnd) Done(rep engine.Report) {
 	r := e.c.r

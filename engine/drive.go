@@ -19,6 +19,17 @@ type Tracer interface {
 	Problem(now time.Time, obj adapters.Ref, p *Problem)
 }
 
+// NopTracer is a Tracer that records nothing. Embed it in a tracer that
+// wants only some of what a reconcile decides, and write only those methods.
+// It has no Step method: embedding it does not make a StepTracer.
+type NopTracer struct{}
+
+// Transition does nothing.
+func (NopTracer) Transition(time.Time, adapters.Ref, *Result) {}
+
+// Problem does nothing.
+func (NopTracer) Problem(time.Time, adapters.Ref, *Problem) {}
+
 // StepTracer is a Tracer that also wants every step's snapshot and
 // decision (to explain it, or to measure coverage).
 type StepTracer interface {

@@ -352,6 +352,8 @@ func (su *Suite) baseline(ctx context.Context, sc *suiteScenario) string {
 // useTracer records, per machine, the states stepped from or entered and
 // the transitions tried.
 type useTracer struct {
+	engine.NopTracer // its Problem does nothing
+
 	uses map[string]*machineUse
 	last map[adapters.Ref]*fsm.Machine
 }
@@ -370,8 +372,6 @@ func (t *useTracer) Transition(_ time.Time, obj adapters.Ref, r *engine.Result) 
 		t.use(m).states[r.To]++
 	}
 }
-
-func (t *useTracer) Problem(time.Time, adapters.Ref, *engine.Problem) {}
 
 func (t *useTracer) Step(_ time.Time, obj adapters.Ref, m *fsm.Machine, _ engine.Snapshot, d *engine.Decision) {
 	t.last[obj] = m

@@ -45,15 +45,14 @@ func TestRestsDecidedAgainAsInFull(t *testing.T) {
 
 // inFull decides every step of a run again in full and compares.
 type inFull struct {
+	engine.NopTracer // its Transition and Problem do nothing
+
 	t            *testing.T
 	name         string
 	fresh        map[*fsm.Machine]*fsm.Machine
 	seen         map[*engine.GuardResult]bool // the guards of each rest decided
 	steps, again int
 }
-
-func (c *inFull) Transition(time.Time, adapters.Ref, *engine.Result) {}
-func (c *inFull) Problem(time.Time, adapters.Ref, *engine.Problem)   {}
 
 func (c *inFull) Step(now time.Time, obj adapters.Ref, m *fsm.Machine, snap engine.Snapshot, d *engine.Decision) {
 	c.steps++
@@ -135,13 +134,13 @@ func TestRunLeavesNothingFrozen(t *testing.T) {
 
 // keeper keeps the objects of every step.
 type keeper struct {
+	engine.NopTracer // its Transition and Problem do nothing
+
 	reg    *jsonvalue.Registry
 	objs   []map[string]any
 	frozen int
 }
 
-func (k *keeper) Transition(time.Time, adapters.Ref, *engine.Result) {}
-func (k *keeper) Problem(time.Time, adapters.Ref, *engine.Problem)   {}
 func (k *keeper) Step(_ time.Time, _ adapters.Ref, _ *fsm.Machine, snap engine.Snapshot, _ *engine.Decision) {
 	if k.reg.Frozen(snap.Object) {
 		k.frozen++

@@ -44,6 +44,8 @@ func (c *coverage) machine(m *fsm.Machine) *machineCover {
 var _ engine.StepTracer = (*coverTracer)(nil)
 
 type coverTracer struct {
+	engine.NopTracer // its Problem does nothing
+
 	c    *coverage
 	last map[adapters.Ref]*fsm.Machine
 }
@@ -91,8 +93,6 @@ func (t *coverTracer) Transition(_ time.Time, obj adapters.Ref, r *engine.Result
 	mc.routes[r.Event] = true
 	mc.states[r.To] = true
 }
-
-func (t *coverTracer) Problem(time.Time, adapters.Ref, *engine.Problem) {}
 
 // coverRow is one measure of one machine.
 type coverRow struct {

@@ -23,6 +23,8 @@ type whyStep struct {
 
 // whyCollector explains every step of a scenario run (sim --why).
 type whyCollector struct {
+	engine.NopTracer // its Transition and Problem do nothing
+
 	steps []*whyStep
 }
 
@@ -32,8 +34,6 @@ func (c *whyCollector) Step(now time.Time, obj adapters.Ref, m *fsm.Machine, sna
 	}
 	c.steps = append(c.steps, &whyStep{at: now, obj: obj.String(), from: d.From, fired: d.Transition != nil, whys: engine.Explain(m, snap, d)})
 }
-func (c *whyCollector) Transition(time.Time, adapters.Ref, *engine.Result) {}
-func (c *whyCollector) Problem(time.Time, adapters.Ref, *engine.Problem)   {}
 
 // writeWhy prints the trace lines with, under each transition line, why it
 // fired and why the candidates before it did not; steps where nothing fired
