@@ -51,27 +51,30 @@ func (o Observation) value(lib *library.Memory) any {
 		}
 		return out
 	}
-	v := map[string]any{
-		"exists":  o.Outcome == adapters.OK && o.Object != nil,
-		"outcome": string(o.Outcome),
-		"object":  map[string]any{},
-		"items":   []any{},
-		"scope":   string(o.Scope),
-		"message": o.Message,
-	}
 	canon := lib.Canonical
 	if o.canonical {
 		canon = func(v any) any { return v }
 	}
+	// object and items are never null: an empty map and list when the
+	// observation has none.
+	var object any = map[string]any{}
 	if o.Object != nil {
-		v["object"] = canon(o.Object)
+		object = canon(o.Object)
 	}
+	items := []any{}
 	if o.Items != nil {
-		items := make([]any, len(o.Items))
+		items = make([]any, len(o.Items))
 		for i, it := range o.Items {
 			items[i] = canon(it)
 		}
-		v["items"] = items
+	}
+	v := map[string]any{
+		"exists":  o.Outcome == adapters.OK && o.Object != nil,
+		"outcome": string(o.Outcome),
+		"object":  object,
+		"items":   items,
+		"scope":   string(o.Scope),
+		"message": o.Message,
 	}
 	if o.Skipped {
 		v["outcome"] = "skipped"

@@ -21,7 +21,9 @@ type vars struct {
 	nowVal ref.Val        // now as CEL sees it, made on first use
 	params map[string]any // "param.NAME" -> value
 	obs    map[string]any
-	lets   map[string]ref.Val
+	// lets holds the value of each let of m evaluated so far, at its
+	// index in m.Lets (nil: not yet); made at the first.
+	lets []ref.Val
 	// extra holds route-scoped variables (last, result, value).
 	extra map[string]any
 }
@@ -49,12 +51,12 @@ func (v *vars) ResolveName(name string) (any, bool) {
 	if x, ok := v.obs[name]; ok {
 		return x, true
 	}
-	if x, ok := v.lets[name]; ok {
-		return x, true
-	}
-	for _, l := range v.m.Lets {
+	for i, l := range v.m.Lets {
 		if l.Name != name {
 			continue
+		}
+		if v.lets != nil && v.lets[i] != nil {
+			return v.lets[i], true
 		}
 		if l.Value == nil {
 			return nil, false
@@ -64,9 +66,9 @@ func (v *vars) ResolveName(name string) (any, bool) {
 			val = types.NewErr("let %s: %v", name, err)
 		}
 		if v.lets == nil {
-			v.lets = map[string]ref.Val{}
+			v.lets = make([]ref.Val, len(v.m.Lets))
 		}
-		v.lets[name] = val
+		v.lets[i] = val
 		return val, true
 	}
 	return nil, false
