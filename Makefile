@@ -164,11 +164,13 @@ fuzz:
 # figures each table replaces become one line of its history). The output
 # is kept in bin/bench.txt. Micro-benchmarks run the default 1s each; each
 # simulation is one run (-benchtime=1x), abandoned after -sim.budget (10m)
-# of wall time if it has not finished.
+# of wall time if it has not finished. -p 1: one package's benchmarks at a
+# time (go test runs GOMAXPROCS packages at once by default, which on two
+# cores would measure each benchmark beside another).
 bench:
 	@mkdir -p bin
 	bash -o pipefail -c 'start=$$(date -u +%FT%TZ); load=$$(cut -d" " -f1-3 /proc/loadavg); \
-		{ $(GO) test -run "^$$" -bench . -benchmem $$($(GO) list ./... | grep -v "/scenario$$") && \
+		{ $(GO) test -p 1 -run "^$$" -bench . -benchmem $$($(GO) list ./... | grep -v "/scenario$$") && \
 		  $(GO) test -run "^$$" -bench . -benchmem -benchtime=1x -timeout 0 ./scenario/ -args -sim.budget=10m; } 2>&1 | tee bin/bench.txt && \
 		$(GO) run ./internal/benchtables -in bin/bench.txt -started $$start -load-start "$$load" BENCHMARKS.md'
 
