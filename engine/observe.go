@@ -56,33 +56,66 @@ func (o Observation) value(lib *library.Memory) any {
 		canon = func(v any) any { return v }
 	}
 	// object and items are never null: an empty map and list when the
-	// observation has none.
-	var object any = map[string]any{}
+	// observation has none. Values are read-only, so one empty map serves.
+	object := emptyObject
 	if o.Object != nil {
 		object = canon(o.Object)
 	}
-	items := []any{}
+	items := emptyItems
 	if o.Items != nil {
-		items = make([]any, len(o.Items))
+		list := make([]any, len(o.Items))
 		for i, it := range o.Items {
-			items[i] = canon(it)
+			list[i] = canon(it)
 		}
+		items = list
+	}
+	outcome := boxed(string(o.Outcome))
+	if o.Skipped {
+		outcome = boxed("skipped")
 	}
 	v := map[string]any{
 		"exists":  o.Outcome == adapters.OK && o.Object != nil,
-		"outcome": string(o.Outcome),
+		"outcome": outcome,
 		"object":  object,
 		"items":   items,
-		"scope":   string(o.Scope),
+		"scope":   boxed(string(o.Scope)),
 		"message": o.Message,
-	}
-	if o.Skipped {
-		v["outcome"] = "skipped"
 	}
 	if o.Item != nil {
 		v["item"] = o.Item
 	}
 	return v
+}
+
+// emptyObject and emptyItems are the object and items of an observation
+// that has none.
+var (
+	emptyObject any = map[string]any{}
+	emptyItems  any = []any{}
+)
+
+// boxedWords are the outcomes and scopes an observation's value carries,
+// each held in an interface once, so that making a value boxes none.
+var boxedWords = func() []any {
+	var out []any
+	for _, o := range []adapters.Outcome{adapters.OK, adapters.NotFound, adapters.Forbidden, adapters.Invalid,
+		adapters.Conflict, adapters.Transient, adapters.Unsupported} {
+		out = append(out, string(o))
+	}
+	for _, s := range []adapters.Scope{adapters.Namespaced, adapters.Cluster, adapters.Unknown} {
+		out = append(out, string(s))
+	}
+	return append(out, "skipped")
+}()
+
+// boxed returns s in an interface, the one of boxedWords when it is one.
+func boxed(s string) any {
+	for _, b := range boxedWords {
+		if b.(string) == s {
+			return b
+		}
+	}
+	return s
 }
 
 // Read is one observation the engine must make before a step.
@@ -108,8 +141,11 @@ type Read struct {
 	Item  any
 }
 
-// skipped is the value of an observation not made.
-var skipped = Observation{Skipped: true}.value(nil)
+// skippedObservation is an observation not made, and skipped its value.
+var (
+	skippedObservation = Observation{Skipped: true}.withValue()
+	skipped            = skippedObservation.val
+)
 
 // Reads returns the first wave of observations to make before stepping
 // obj at now: those that read no other observation (fsm.Observe.Wave).

@@ -351,10 +351,10 @@ func (r *Reconciliation) answer(reads []Read) []Read {
 		key := readKey{rd.Ref, rd.List, rd.LabelSelector}
 		switch {
 		case rd.Skip:
-			r.place(t, Observation{Skipped: true})
+			r.place(t, skippedObservation)
 			continue
 		case rd.Err != nil:
-			r.place(t, Observation{Outcome: adapters.Invalid, Message: rd.Err.Error()})
+			r.place(t, Observation{Outcome: adapters.Invalid, Message: rd.Err.Error()}.withValue())
 			continue
 		}
 		if o, ok := r.seenObservation(key); ok && (rd.List || !hasRef(r.written, rd.Ref)) {
@@ -400,6 +400,9 @@ func (r *Reconciliation) place(t readTarget, o Observation) {
 		return
 	}
 	o.Item, o.val = t.item, nil // its value carries the element
+	if o.canonical || o.Object == nil && o.Items == nil {
+		o = o.withValue()
+	}
 	r.snap.Observations[t.name].Each[t.index] = o
 }
 
@@ -432,11 +435,12 @@ func (r *Reconciliation) observed(got []Observation) {
 			o = Observation{Outcome: adapters.Transient, Message: "the read was not made"}
 		}
 		if p.written != nil {
-			w := Observation{Outcome: adapters.NotFound, Scope: o.Scope}
+			// What a write returned is canonical (adapters.Result).
+			w := Observation{Outcome: adapters.NotFound, Scope: o.Scope, canonical: true}
 			if p.written.obj != nil {
 				w.Outcome, w.Object = adapters.OK, p.written.obj
 			}
-			o = w
+			o = w.withValue()
 		} else {
 			if r.seen == nil {
 				r.seen = make([]seenRead, 0, len(r.pending))

@@ -118,17 +118,15 @@ func (v *vars) observing(obs map[string]Observation) *vars {
 // observe binds obs, and every observation of the machine obs lacks as
 // skipped.
 func (v *vars) observe(obs map[string]Observation) {
-	v.obs = make(map[string]any, len(v.m.Observes))
-	for name, o := range obs {
-		v.obs[name] = o.value(libraryOf(v.m))
-	}
-	for _, o := range v.m.Observes {
-		if _, ok := v.obs[o.Name]; !ok {
-			if o.ForEach != nil {
-				v.obs[o.Name] = []any{}
-			} else {
-				v.obs[o.Name] = skipped
-			}
+	v.obs = make([]any, len(v.m.Observes))
+	for i, o := range v.m.Observes {
+		switch got, ok := obs[o.Name]; {
+		case ok:
+			v.obs[i] = got.value(libraryOf(v.m))
+		case o.ForEach != nil:
+			v.obs[i] = []any{}
+		default:
+			v.obs[i] = skipped
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"strings"
 	"time"
 
 	"github.com/google/cel-go/common/types"
@@ -20,7 +21,9 @@ type vars struct {
 	now    time.Time
 	nowVal ref.Val        // now as CEL sees it, made on first use
 	params map[string]any // "param.NAME" -> value
-	obs    map[string]any
+	// obs holds the CEL value of each observation, at its index in
+	// m.Observes (nil when none is bound: a first wave's reads).
+	obs []any
 	// lets holds the value of each let of m evaluated so far, at its
 	// index in m.Lets (nil: not yet); made at the first.
 	lets []ref.Val
@@ -45,33 +48,36 @@ func (v *vars) ResolveName(name string) (any, bool) {
 	if x, ok := v.extra[name]; ok {
 		return x, true
 	}
-	if x, ok := v.params[name]; ok {
-		return x, true
+	if strings.HasPrefix(name, "param.") {
+		x, ok := v.params[name]
+		return x, ok
 	}
-	if x, ok := v.obs[name]; ok {
-		return x, true
-	}
-	for i, l := range v.m.Lets {
-		if l.Name != name {
-			continue
-		}
-		if v.lets != nil && v.lets[i] != nil {
-			return v.lets[i], true
-		}
-		if l.Value == nil {
+	b, ok := v.m.Binding(name)
+	switch {
+	case !ok:
+		return nil, false
+	case !b.Let:
+		if v.obs == nil {
 			return nil, false
 		}
-		val, err := l.Value.Eval(v)
-		if err != nil {
-			val = types.NewErr("let %s: %v", name, err)
-		}
-		if v.lets == nil {
-			v.lets = make([]ref.Val, len(v.m.Lets))
-		}
-		v.lets[i] = val
-		return val, true
+		return v.obs[b.Index], true
 	}
-	return nil, false
+	if v.lets != nil && v.lets[b.Index] != nil {
+		return v.lets[b.Index], true
+	}
+	l := v.m.Lets[b.Index]
+	if l.Value == nil {
+		return nil, false
+	}
+	val, err := l.Value.Eval(v)
+	if err != nil {
+		val = types.NewErr("let %s: %v", name, err)
+	}
+	if v.lets == nil {
+		v.lets = make([]ref.Val, len(v.m.Lets))
+	}
+	v.lets[b.Index] = val
+	return val, true
 }
 
 func (v *vars) Parent() interpreter.Activation { return nil }

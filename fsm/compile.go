@@ -106,7 +106,7 @@ func (c *compiler) compile() *Machine {
 	sm := c.src
 	m := &Machine{
 		Name: sm.Name, Source: sm, StateField: sm.StateField, MaxSteps: sm.MaxSteps, Resources: sm.Resources, Memory: c.mem,
-		stateIndex: map[string]*State{}, byState: map[string][]*Transition{},
+		stateIndex: map[string]*State{}, bindings: map[string]Binding{}, byState: map[string][]*Transition{},
 	}
 	m.macros = c.functionMacros(sm.Functions)
 	if len(m.macros) > 0 {
@@ -183,6 +183,9 @@ func (c *compiler) compile() *Machine {
 			t = cl.Value.Out
 		}
 		c.extend(cel.Variable(l.Name, t))
+		if _, ok := m.bindings[l.Name]; !ok {
+			m.bindings[l.Name] = Binding{Let: true, Index: len(m.Lets)}
+		}
 		m.Lets = append(m.Lets, cl)
 	}
 	// Observations see the lets and the observations made before them
@@ -204,6 +207,7 @@ func (c *compiler) compile() *Machine {
 		}
 		co.Get = c.program(env, o.Get, nil)
 		co.List = c.program(env, o.List, nil)
+		m.bindings[o.Name] = Binding{Index: len(m.Observes)}
 		m.Observes = append(m.Observes, co)
 	}
 	c.observeWaves(m)

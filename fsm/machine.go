@@ -39,6 +39,7 @@ type Machine struct {
 	macros     []cel.Macro // the rule file's functions (functions.go)
 	parseEnv   *cel.Env    // with macros: an environment that parses as compile did
 	stateIndex map[string]*State
+	bindings   map[string]Binding // the observations and lets, by name
 	byState    map[string][]*Transition
 	events     lfsm.Events
 	restOnce   sync.Once
@@ -213,6 +214,21 @@ func (p *Program) EvalContext(ctx context.Context, vars any) (ref.Val, error) {
 
 // State returns the named state, or nil.
 func (m *Machine) State(name string) *State { return m.stateIndex[name] }
+
+// A Binding is what a name of the machine's expressions other than self,
+// status, now and param.NAME stands for: an observation (Observes[Index])
+// or a let (Lets[Index]). An observation and a let never share a name.
+type Binding struct {
+	Let   bool // a let; else an observation
+	Index int
+}
+
+// Binding returns what name is bound to, if it names an observation or a
+// let.
+func (m *Machine) Binding(name string) (Binding, bool) {
+	b, ok := m.bindings[name]
+	return b, ok
+}
 
 // Candidates returns, in declaration order, the transitions that may fire
 // from state.
