@@ -94,26 +94,30 @@ var (
 	emptyItems  any = []any{}
 )
 
-// boxedWords are the outcomes and scopes an observation's value carries,
-// each held in an interface once, so that making a value boxes none.
-var boxedWords = func() []any {
-	var out []any
-	for _, o := range []adapters.Outcome{adapters.OK, adapters.NotFound, adapters.Forbidden, adapters.Invalid,
-		adapters.Conflict, adapters.Transient, adapters.Unsupported} {
-		out = append(out, string(o))
-	}
-	for _, s := range []adapters.Scope{adapters.Namespaced, adapters.Cluster, adapters.Unknown} {
-		out = append(out, string(s))
-	}
-	return append(out, "skipped")
-}()
-
-// boxed returns s in an interface, the one of boxedWords when it is one.
+// boxed returns s in an interface; an outcome or a scope is boxed once,
+// as a constant, so that making a value boxes none.
 func boxed(s string) any {
-	for _, b := range boxedWords {
-		if b.(string) == s {
-			return b
-		}
+	switch s {
+	case string(adapters.OK):
+		return string(adapters.OK)
+	case string(adapters.NotFound):
+		return string(adapters.NotFound)
+	case string(adapters.Forbidden):
+		return string(adapters.Forbidden)
+	case string(adapters.Invalid):
+		return string(adapters.Invalid)
+	case string(adapters.Conflict):
+		return string(adapters.Conflict)
+	case string(adapters.Transient):
+		return string(adapters.Transient)
+	case string(adapters.Unsupported):
+		return string(adapters.Unsupported)
+	case string(adapters.Namespaced):
+		return string(adapters.Namespaced)
+	case string(adapters.Cluster):
+		return string(adapters.Cluster)
+	case "skipped":
+		return "skipped"
 	}
 	return s
 }
