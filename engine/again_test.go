@@ -1,7 +1,6 @@
 package engine_test
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/statecraft/statecraft/adapters"
 	"github.com/statecraft/statecraft/engine"
+	"github.com/statecraft/statecraft/engine/enginetest"
 	"github.com/statecraft/statecraft/fsm"
 	"github.com/statecraft/statecraft/rules"
 )
@@ -39,7 +39,7 @@ func TestRestAnsweredAgain(t *testing.T) {
 	}
 	check := func(name string, s engine.Snapshot, d *engine.Decision) {
 		t.Helper()
-		if diff := cmp.Diff(decisionLines(engine.StepInFull(m, s)), decisionLines(d)); diff != "" {
+		if diff := cmp.Diff(enginetest.DecisionLines(engine.StepInFull(m, s)), enginetest.DecisionLines(d)); diff != "" {
 			t.Errorf("%s: not the decision made in full (-full +step):\n%s", name, diff)
 		}
 	}
@@ -163,19 +163,4 @@ func TestRestWakeUnderASecond(t *testing.T) {
 			t.Errorf("%s: answered again wakes at %v, in full at %v", every, again.Wake, full.Wake)
 		}
 	}
-}
-
-// decisionLines is what a decision says, as lines to compare.
-func decisionLines(d *engine.Decision) []string {
-	out := []string{"from " + d.From, "wake " + d.Wake.Format(time.RFC3339Nano)}
-	if d.Transition != nil {
-		out = append(out, "transition "+d.Transition.Name)
-	}
-	if d.Problem != nil {
-		out = append(out, "problem "+d.Problem.Reason+": "+d.Problem.Message)
-	}
-	for _, g := range d.Guards {
-		out = append(out, fmt.Sprintf("guard %s %v %v", g.Transition, g.Value, g.Err))
-	}
-	return out
 }

@@ -2,7 +2,6 @@ package scenario_test
 
 import (
 	"context"
-	"fmt"
 	"testing"
 	"time"
 
@@ -10,6 +9,7 @@ import (
 
 	"github.com/statecraft/statecraft/adapters"
 	"github.com/statecraft/statecraft/engine"
+	"github.com/statecraft/statecraft/engine/enginetest"
 	"github.com/statecraft/statecraft/fsm"
 	"github.com/statecraft/statecraft/jsonvalue"
 	"github.com/statecraft/statecraft/scenario"
@@ -73,7 +73,7 @@ func (c *inFull) Step(now time.Time, obj adapters.Ref, m *fsm.Machine, snap engi
 		c.seen[&d.Guards[0]] = true
 	}
 	full := engine.Step(f, snap)
-	if diff := cmp.Diff(decisionText(full), decisionText(d)); diff != "" {
+	if diff := cmp.Diff(enginetest.DecisionLines(full), enginetest.DecisionLines(d)); diff != "" {
 		c.t.Errorf("%s: %s at %s: the decision differs from the one made in full (-full +run):\n%s", c.name, obj, now.Format(time.RFC3339), diff)
 	}
 }
@@ -85,24 +85,6 @@ func compileAlone(m *fsm.Machine) (*fsm.Machine, error) {
 		return nil, diags
 	}
 	return f, nil
-}
-
-// decisionText is what a decision says, as text to compare.
-func decisionText(d *engine.Decision) []string {
-	out := []string{"from " + d.From, "wake " + d.Wake.Format(time.RFC3339Nano)}
-	if d.Transition != nil {
-		out = append(out, "transition "+d.Transition.Name)
-	}
-	if d.Problem != nil {
-		out = append(out, "problem "+d.Problem.Reason+": "+d.Problem.Message)
-	}
-	for _, g := range d.Guards {
-		out = append(out, fmt.Sprintf("guard %s %v %v", g.Transition, g.Value, g.Err))
-	}
-	for _, a := range d.Actions {
-		out = append(out, fmt.Sprintf("action %s %d requests %v", a.Action.Name, len(a.Requests), a.Err))
-	}
-	return out
 }
 
 // TestRunLeavesNothingFrozen runs the drift workload with a step tracer

@@ -21,7 +21,7 @@ var layers = [][]string{
 	{"library"},
 	{"fsm"},
 	{"engine", "adapters/sim", "adapters/kube", "internal/controlplane"},
-	{"scenario", "controller"},
+	{"scenario", "controller", "engine/enginetest"},
 	{"verify", "scenario/kubeworld", "adapters/fidelity", "record", "mutate"},
 	{"cmd/statecraft"},
 	{"internal/archtest", "internal/deploytest"}, // tests only
