@@ -176,25 +176,27 @@ machine "clusterobjectdeployment" {
         {'status': 'False', 'reason': 'Unavailable', 'message': 'no owned active revision is ready: ' + active_owned.map(s, s.metadata.name).join(', ')}
     CEL
   }
-  let "available_now" {
-    value = "status.?conditions.orValue([]).filter(c, c.type == 'Available')"
+  # The conditions the report is made of.
+  let "wanted_conditions" {
+    value = "[{'type': 'Progressing', 'status': progressing.status, 'reason': progressing.reason, 'message': progressing.message}, {'type': 'Available', 'status': available.status, 'reason': available.reason, 'message': available.message}]"
   }
-  # The conditions differ from what the revisions say, or were set for an
-  # earlier generation (a condition's observedGeneration is the generation
-  # it was set based upon: every spec edit re-evaluates them, even one that
-  # changes no report): report again.
+  # The conditions differ from what the revisions say (a wanted condition
+  # is missing, or its status, reason or message differs, whoever wrote
+  # it), or were set for an earlier generation (a condition's
+  # observedGeneration is the generation it was set based upon: every spec
+  # edit re-evaluates them, even one that changes no report): report again.
   let "stale_report" {
     value = <<-CEL
       status.?conditions.orValue([]).exists(c, c.?observedGeneration.orValue(0) != dyn(self.metadata).generation) ||
       status.?reason.orValue('') != progressing.reason ||
       status.?message.orValue('') != progressing.message ||
-      size(available_now) == 0 || available_now[0].reason != available.reason || available_now[0].?message.orValue('') != available.message ||
+      wanted_conditions.exists(w, !status.?conditions.orValue([]).exists(c, c.type == w.type && c.?status.orValue('') == w.status && c.?reason.orValue('') == w.reason && c.?message.orValue('') == w.message)) ||
       status.?latestRevision.orValue(0) != (size(desired) > 0 ? desired[0].spec.revision : status.?latestRevision.orValue(0)) ||
       size(desired) > 0 && status.?templateHash.orValue('') != hash
     CEL
   }
   let "conditions" {
-    value = "rollout.setConditions(status.?conditions.orValue([]), [{'type': 'Progressing', 'status': progressing.status, 'reason': progressing.reason, 'message': progressing.message}, {'type': 'Available', 'status': available.status, 'reason': available.reason, 'message': available.message}], now, dyn(self.metadata).generation)"
+    value = "rollout.setConditions(status.?conditions.orValue([]), wanted_conditions, now, dyn(self.metadata).generation)"
   }
   let "latest_revision" {
     value = "size(desired) > 0 ? desired[0].spec.revision : status.?latestRevision.orValue(0)"
