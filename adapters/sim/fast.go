@@ -200,7 +200,7 @@ func mayPrune(v any, s *structuralschema.Structural) bool {
 	case map[string]any:
 		for k, e := range x {
 			if p, ok := s.Properties[k]; ok {
-				if mayPrune(e, &p) {
+				if mayPruneProperty(e, p) {
 					return true
 				}
 				continue
@@ -225,6 +225,12 @@ func mayPrune(v any, s *structuralschema.Structural) bool {
 		}
 	}
 	return false
+}
+
+// mayPruneProperty is mayPrune of a property's schema, a map's value:
+// taken by value, so that no copy of it is made on the heap.
+func mayPruneProperty(v any, s structuralschema.Structural) bool {
+	return mayPrune(v, &s)
 }
 
 func hasDefaults(s *structuralschema.Structural) bool {
