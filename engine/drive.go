@@ -7,6 +7,7 @@ import (
 
 	"github.com/statecraft/statecraft/adapters"
 	"github.com/statecraft/statecraft/fsm"
+	"github.com/statecraft/statecraft/library"
 )
 
 // Tracer receives, in order, what a reconcile decides. Requests themselves
@@ -71,7 +72,7 @@ func Drive(ctx context.Context, api adapters.API, r *Reconciliation, tr Tracer) 
 			}
 			obs = obs[:0]
 			for _, q := range rd.Reads {
-				obs = append(obs, Observe(ctx, api, q))
+				obs = append(obs, observe(ctx, api, q, libraryOf(r.m)))
 			}
 			r.Deliver(Delivery{Observations: obs})
 		default:
@@ -92,6 +93,12 @@ func Reconcile(ctx context.Context, m *fsm.Machine, api adapters.API, ref adapte
 // Observe makes one read on api: the scope of its kind, then, unless
 // ScopeOnly, the get or list.
 func Observe(ctx context.Context, api adapters.API, rd Read) Observation {
+	return observe(ctx, api, rd, nil)
+}
+
+// observe is Observe, with lib (nil: none) remembering the CEL lists of
+// list answers (library.Memory.List).
+func observe(ctx context.Context, api adapters.API, rd Read, lib *library.Memory) Observation {
 	scope := api.Scope(ctx, rd.Ref.APIVersion, rd.Ref.Kind)
 	if rd.ScopeOnly {
 		return Observation{Scope: scope}
@@ -101,7 +108,8 @@ func Observe(ctx context.Context, api adapters.API, rd Read) Observation {
 	}
 	if rd.List {
 		res := api.Do(ctx, adapters.Request{Verb: adapters.List, Ref: rd.Ref, LabelSelector: rd.LabelSelector})
-		return Observation{Outcome: res.Outcome, Items: res.Items, Scope: scope, Message: res.Message, canonical: true}.withValue()
+		o := Observation{Outcome: res.Outcome, Items: res.Items, Scope: scope, Message: res.Message, canonical: true}
+		return o.withListValue(lib, library.ListQuery{APIVersion: rd.Ref.APIVersion, Kind: rd.Ref.Kind, Namespace: rd.Ref.Namespace, LabelSelector: rd.LabelSelector})
 	}
 	res := api.Do(ctx, adapters.Request{Verb: adapters.Get, Ref: rd.Ref})
 	o := Observation{Outcome: res.Outcome, Scope: scope, Message: res.Message, canonical: true}

@@ -38,6 +38,14 @@ func (o Observation) withValue() Observation {
 	return o
 }
 
+// withListValue is withValue for the canonical answer to the list read q,
+// whose items lib makes into a CEL list once for as long as the same
+// slice is answered (library.Memory.List).
+func (o Observation) withListValue(lib *library.Memory, q library.ListQuery) Observation {
+	o.val = o.valueOf(lib, lib.List(q, o.Items))
+	return o
+}
+
 // value is the observation's CEL value; values not known canonical are
 // made so, answered from lib's registry for frozen ones.
 func (o Observation) value(lib *library.Memory) any {
@@ -51,23 +59,33 @@ func (o Observation) value(lib *library.Memory) any {
 		}
 		return out
 	}
-	canon := lib.Canonical
-	if o.canonical {
-		canon = func(v any) any { return v }
+	var items []any
+	if o.Items != nil {
+		items = make([]any, len(o.Items))
+		for i, it := range o.Items {
+			items[i] = it
+			if !o.canonical {
+				items[i] = lib.Canonical(it)
+			}
+		}
 	}
+	return o.valueOf(lib, items)
+}
+
+// valueOf is the observation's CEL value with its items made (nil: none).
+func (o Observation) valueOf(lib *library.Memory, items []any) any {
 	// object and items are never null: an empty map and list when the
 	// observation has none. Values are read-only, so one empty map serves.
 	object := emptyObject
 	if o.Object != nil {
-		object = canon(o.Object)
-	}
-	items := emptyItems
-	if o.Items != nil {
-		list := make([]any, len(o.Items))
-		for i, it := range o.Items {
-			list[i] = canon(it)
+		object = o.Object
+		if !o.canonical {
+			object = lib.Canonical(o.Object)
 		}
-		items = list
+	}
+	var list any = emptyItems
+	if items != nil {
+		list = items
 	}
 	outcome := boxed(string(o.Outcome))
 	if o.Skipped {
@@ -77,7 +95,7 @@ func (o Observation) value(lib *library.Memory) any {
 		"exists":  o.Outcome == adapters.OK && o.Object != nil,
 		"outcome": outcome,
 		"object":  object,
-		"items":   items,
+		"items":   list,
 		"scope":   boxed(string(o.Scope)),
 		"message": o.Message,
 	}

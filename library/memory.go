@@ -12,8 +12,9 @@ import (
 
 // Memory is what the library's functions remember for one run: plans,
 // claims and verdicts by the content of what they read, compiled probe
-// expressions, and the run's frozen values (Frozen), whose fingerprints and
-// derived values are kept with them. It never changes a result, only how
+// expressions, the CEL list of each list read's last answer (List), and
+// the run's frozen values (Frozen), whose fingerprints and derived values
+// are kept with them. It never changes a result, only how
 // often it is computed. fsm.Compile gives the functions of the machines it
 // compiles one Memory (a new one unless told); nothing is process-global.
 //
@@ -47,6 +48,55 @@ type memoryTables struct {
 
 	orderMu sync.Mutex
 	orders  []claimOrder // see claimOrderOf
+
+	listsMu sync.Mutex
+	lists   map[ListQuery]listValue // see List
+}
+
+// ListQuery names a list read: the kind, the namespace ("" for every one)
+// and the label selector.
+type ListQuery struct{ APIVersion, Kind, Namespace, LabelSelector string }
+
+// listValue is the last answer to a list read, and its CEL list.
+type listValue struct {
+	items []map[string]any
+	list  []any
+}
+
+// List returns items, the answer to the list read q, as a CEL list value:
+// a []any of the same maps. mem keeps the last answer to each read, and
+// the very slice answered again (a simulated cluster's or a cache's
+// shared answer, unchanged) gets the very list made for it: no copy at
+// every read, and a function that remembers what it saw of a list
+// (arbitrate's claims) knows it by identity. items are not to be changed
+// (adapters.Result's contract); a nil mem copies every time.
+func (mem *Memory) List(q ListQuery, items []map[string]any) []any {
+	if mem == nil || len(items) == 0 {
+		return objectList(items)
+	}
+	t := mem.tables()
+	t.listsMu.Lock()
+	last, ok := t.lists[q]
+	t.listsMu.Unlock()
+	if ok && len(last.items) == len(items) && &last.items[0] == &items[0] {
+		return last.list
+	}
+	v := listValue{items: items, list: objectList(items)}
+	t.listsMu.Lock()
+	if t.lists == nil || len(t.lists) >= 4096 {
+		t.lists = map[ListQuery]listValue{}
+	}
+	t.lists[q] = v
+	t.listsMu.Unlock()
+	return v.list
+}
+
+func objectList(items []map[string]any) []any {
+	out := make([]any, len(items))
+	for i, it := range items {
+		out[i] = it
+	}
+	return out
 }
 
 // NewMemory returns an empty memory whose functions ask frozen (nil: no

@@ -321,6 +321,8 @@ type listed struct {
 	// the list's content whatever its order (arbitration does not depend
 	// on the order), computed without hashing again.
 	key jsonvalue.Fingerprint
+	// allFrozen: every member was frozen when l was made.
+	allFrozen bool
 }
 
 // claimantList returns patches as a listed. Every patch of a namespace
@@ -360,6 +362,7 @@ func (mem *Memory) claimantList(patches []any, o claimOrder) *listed {
 		l.key[0] += l.fps[i][0]
 		l.key[1] += l.fps[i][1]
 	}
+	l.allFrozen = !slices.Contains(l.frozen, false)
 	t.lastMu.Lock()
 	if t.lastLists == nil || len(t.lastLists) >= 4096 {
 		t.lastLists = map[listKey]*listed{}
@@ -378,6 +381,9 @@ type listKey struct{ namespace, order string }
 func (l *listed) sameMembers(items []any) bool {
 	if len(l.items) != len(items) {
 		return false
+	}
+	if len(items) > 0 && &l.items[0] == &items[0] {
+		return l.allFrozen // the very list (library.Memory.List)
 	}
 	for i, it := range items {
 		m, ok := it.(map[string]any)

@@ -28,8 +28,12 @@ type Cluster struct {
 	kinds   map[kindKey]*kindInfo
 	objects map[objKey]*entry
 	// byKind indexes objects by apiVersion, kind and namespace, for List.
-	byKind      map[kindNS]map[objKey]*entry
-	sorted      map[kindNS][]*entry // byKind's entries in List order, see sortedEntries
+	byKind map[kindNS]map[objKey]*entry
+	sorted map[kindNS][]*entry // byKind's entries in List order, see sortedEntries
+	// lastLists holds the last answer of each list (kind, namespace,
+	// selector) with shared reads: a list that finds the same objects
+	// answers the same slice again (see list).
+	lastLists   map[listQuery][]map[string]any
 	sharedReads bool
 	// frozen registers the copies shared reads hand out (WithRegistry).
 	frozen    *jsonvalue.Registry
@@ -432,13 +436,56 @@ func (c *Cluster) list(k *kindInfo, req adapters.Request) adapters.Result {
 			entries[i] = c.objects[key]
 		}
 	}
-	items := make([]map[string]any, 0, len(entries))
-	for _, e := range entries {
-		if sel.Empty() || sel.Matches(labelsOf(labelMap(e.obj))) {
-			items = append(items, c.read(e))
+	if !c.sharedReads {
+		items := make([]map[string]any, 0, len(entries))
+		for _, e := range entries {
+			if sel.Empty() || sel.Matches(labelsOf(labelMap(e.obj))) {
+				items = append(items, c.read(e))
+			}
 		}
+		return adapters.Result{Outcome: adapters.OK, Items: items}
 	}
+	// With shared reads every reader gets the same object until it
+	// changes: a list that finds the very objects of the last answer to
+	// the same query answers that slice again (results are not to be
+	// changed), which spares readers that know a list by identity a look
+	// at every item.
+	q := listQuery{kindNS{k.apiVersion, k.kind, req.Ref.Namespace}, req.LabelSelector}
+	last := c.lastLists[q]
+	var items []map[string]any // nil while the items so far are last[:same]
+	same := 0
+	for _, e := range entries {
+		if !sel.Empty() && !sel.Matches(labelsOf(labelMap(e.obj))) {
+			continue
+		}
+		obj := c.read(e)
+		if items == nil {
+			if same < len(last) && jsonvalue.Same(last[same], obj) {
+				same++
+				continue
+			}
+			items = make([]map[string]any, same, len(entries))
+			copy(items, last[:same])
+		}
+		items = append(items, obj)
+	}
+	if items == nil {
+		if same == len(last) && last != nil {
+			return adapters.Result{Outcome: adapters.OK, Items: last}
+		}
+		items = append(make([]map[string]any, 0, same), last[:same]...)
+	}
+	if c.lastLists == nil || len(c.lastLists) >= 4096 {
+		c.lastLists = map[listQuery][]map[string]any{}
+	}
+	c.lastLists[q] = items
 	return adapters.Result{Outcome: adapters.OK, Items: items}
+}
+
+// listQuery is what a list asks for.
+type listQuery struct {
+	kindNS
+	selector string
 }
 
 // sortedEntries returns the stored objects of one kind in one namespace in

@@ -94,3 +94,60 @@ func TestReleaseThawsWhatWasHandedOut(t *testing.T) {
 		t.Fatalf("after Release, a read gives %v (frozen %v)", again, reg.Frozen(again))
 	}
 }
+
+// With shared reads, a list that finds the very objects of the last answer
+// to the same query answers the same slice; a change of one of them, a
+// new object, a removed one or another selector answers a new one, with
+// what the list finds.
+func TestSharedListAnsweredAgain(t *testing.T) {
+	ctx := context.Background()
+	c := New(nil, WithSharedReads(nil))
+	for _, name := range []string{"a", "b", "c"} {
+		if err := c.Apply(map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+			"metadata": map[string]any{"name": name, "namespace": "default", "labels": map[string]any{"app": "x"}}, "data": map[string]any{"k": "1"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	list := func(selector string) []map[string]any {
+		t.Helper()
+		res := c.Do(ctx, adapters.Request{Verb: adapters.List, Ref: adapters.Ref{APIVersion: "v1", Kind: "ConfigMap", Namespace: "default"}, LabelSelector: selector})
+		if res.Outcome != adapters.OK {
+			t.Fatalf("list: %s %s", res.Outcome, res.Message)
+		}
+		return res.Items
+	}
+	names := func(items []map[string]any) string {
+		out := ""
+		for _, it := range items {
+			out += metaString(it, "name") + "=" + it["data"].(map[string]any)["k"].(string) + " "
+		}
+		return out
+	}
+	same := func(a, b []map[string]any) bool { return len(a) == len(b) && len(a) > 0 && &a[0] == &b[0] }
+	first := list("")
+	if again := list(""); !same(first, again) {
+		t.Fatalf("an unchanged list is answered with another slice: %v then %v", names(first), names(again))
+	}
+	if other := list("app=x"); same(first, other) || names(other) != names(first) {
+		t.Fatalf("another selector: %v (the same slice: %v)", names(other), same(first, other))
+	}
+	ref := adapters.Ref{APIVersion: "v1", Kind: "ConfigMap", Namespace: "default", Name: "b"}
+	c.Do(ctx, adapters.Request{Verb: adapters.Patch, PatchType: adapters.MergePatch, Ref: ref, Body: raw(`{"data":{"k":"2"}}`)})
+	changed := list("")
+	if same(first, changed) || names(changed) != "a=1 b=2 c=1 " || names(first) != "a=1 b=1 c=1 " {
+		t.Fatalf("after a change: %v (before: %v; the same slice: %v)", names(changed), names(first), same(first, changed))
+	}
+	c.Do(ctx, adapters.Request{Verb: adapters.Delete, Ref: adapters.Ref{APIVersion: "v1", Kind: "ConfigMap", Namespace: "default", Name: "c"}})
+	if shorter := list(""); same(changed, shorter) || names(shorter) != "a=1 b=2 " {
+		t.Fatalf("after a removal: %v", names(shorter))
+	}
+	if err := c.Apply(map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "d", "namespace": "default"}, "data": map[string]any{"k": "1"}}); err != nil {
+		t.Fatal(err)
+	}
+	if longer := list(""); names(longer) != "a=1 b=2 d=1 " {
+		t.Fatalf("after a create: %v", names(longer))
+	}
+	if selected := list("app=x"); names(selected) != "a=1 b=2 " {
+		t.Fatalf("selected after the changes: %v", names(selected))
+	}
+}
