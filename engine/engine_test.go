@@ -389,11 +389,14 @@ func TestRestartContinues(t *testing.T) {
 	}
 }
 
-// A guard that fails to evaluate is reported, never a crash.
+// A guard that fails to evaluate is reported, never a crash, and retried
+// at the state's recheck, as a rest would be (none without one).
 func TestGuardErrorIsReported(t *testing.T) {
-	m := compile(t, header+`
+	for _, recheck := range []string{"", `recheck = "duration('2m')"`} {
+		m := compile(t, header+`
   state "A" {
     initial = true
+    `+recheck+`
   }
   transition "go" {
     from = [A]
@@ -401,9 +404,17 @@ func TestGuardErrorIsReported(t *testing.T) {
     to   = A
   }
 }`)
-	d := engine.Step(m, engine.Snapshot{Object: widget(map[string]any{}, nil), Now: t0})
-	if d.Problem == nil || d.Problem.Reason != "EvaluationError" || !strings.Contains(d.Problem.Message, "go") {
-		t.Fatalf("decision %+v", d)
+		d := engine.Step(m, engine.Snapshot{Object: widget(map[string]any{}, nil), Now: t0})
+		if d.Problem == nil || d.Problem.Reason != "EvaluationError" || !strings.Contains(d.Problem.Message, "go") {
+			t.Fatalf("%q: decision %+v", recheck, d)
+		}
+		want := time.Time{}
+		if recheck != "" {
+			want = t0.Add(2 * time.Minute)
+		}
+		if !d.Wake.Equal(want) {
+			t.Errorf("%q: wake %v, want %v", recheck, d.Wake, want)
+		}
 	}
 }
 

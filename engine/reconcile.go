@@ -480,7 +480,7 @@ func (r *Reconciliation) decide() {
 	}
 	switch {
 	case d.Problem != nil:
-		r.rep.Problem = d.Problem
+		r.rep.Problem, r.rep.Wake = d.Problem, d.Wake
 		r.finish()
 		return
 	case d.Transition == nil:
@@ -595,6 +595,8 @@ func (r *Reconciliation) sent(res adapters.Result) {
 func (r *Reconciliation) resolveRoute() {
 	res, err := resolve(r.m, r.d, r.v, r.results)
 	if err != nil {
+		// Retried at the recheck of the state the object is still in.
+		r.rep.Wake, _ = restWake(r.m, r.d.From, r.snap, r.v)
 		r.rep.Problem = &Problem{Reason: "EvaluationError", Message: err.Error()}
 		r.finish()
 		return

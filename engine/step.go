@@ -184,6 +184,10 @@ func step(m *fsm.Machine, snap Snapshot, v *vars, problem *Problem) *Decision {
 	}
 	if d.Transition == nil {
 		if guardErr != nil {
+			// Retried at the state's recheck, as a rest would be: what
+			// the guard read may change without the object changing (an
+			// observed object).
+			d.Wake, _ = restWake(m, from, snap, v)
 			d.Problem = &Problem{Reason: "EvaluationError", Message: fmt.Sprintf("transition %q: %v", guardErr.Transition, guardErr.Err)}
 			return d
 		}
