@@ -124,7 +124,7 @@ func (v *vars) observe(obs map[string]Observation) {
 		case ok:
 			v.obs[i] = got.value(libraryOf(v.m))
 		case o.ForEach != nil:
-			v.obs[i] = []any{}
+			v.obs[i] = emptyItems
 		default:
 			v.obs[i] = skipped
 		}

@@ -436,22 +436,16 @@ func (c *Cluster) list(k *kindInfo, req adapters.Request) adapters.Result {
 			entries[i] = c.objects[key]
 		}
 	}
-	if !c.sharedReads {
-		items := make([]map[string]any, 0, len(entries))
-		for _, e := range entries {
-			if sel.Empty() || sel.Matches(labelsOf(labelMap(e.obj))) {
-				items = append(items, c.read(e))
-			}
-		}
-		return adapters.Result{Outcome: adapters.OK, Items: items}
-	}
 	// With shared reads every reader gets the same object until it
 	// changes: a list that finds the very objects of the last answer to
 	// the same query answers that slice again (results are not to be
 	// changed), which spares readers that know a list by identity a look
-	// at every item.
+	// at every item. Without, every read is a new copy and nothing is kept.
 	q := listQuery{kindNS{k.apiVersion, k.kind, req.Ref.Namespace}, req.LabelSelector}
-	last := c.lastLists[q]
+	var last []map[string]any
+	if c.sharedReads {
+		last = c.lastLists[q]
+	}
 	var items []map[string]any // nil while the items so far are last[:same]
 	same := 0
 	for _, e := range entries {
@@ -475,10 +469,12 @@ func (c *Cluster) list(k *kindInfo, req adapters.Request) adapters.Result {
 		}
 		items = append(make([]map[string]any, 0, same), last[:same]...)
 	}
-	if c.lastLists == nil || len(c.lastLists) >= 4096 {
-		c.lastLists = map[listQuery][]map[string]any{}
+	if c.sharedReads {
+		if c.lastLists == nil || len(c.lastLists) >= 4096 {
+			c.lastLists = map[listQuery][]map[string]any{}
+		}
+		c.lastLists[q] = items
 	}
-	c.lastLists[q] = items
 	return adapters.Result{Outcome: adapters.OK, Items: items}
 }
 
