@@ -8,6 +8,7 @@ import (
 	"github.com/google/cel-go/common/types/traits"
 	"github.com/statecraft/statecraft/adapters"
 	"github.com/statecraft/statecraft/fsm"
+	"github.com/statecraft/statecraft/jsonvalue"
 	"github.com/statecraft/statecraft/library"
 )
 
@@ -219,8 +220,33 @@ func readsWith(m *fsm.Machine, v *vars, wave int) []Read {
 	return out
 }
 
-// readOf computes the reference of one read of o in v.
+// readOf computes the reference of one read of o in v; a reference that
+// reads only the object (fsm.Observe.SelfRef) is computed once per frozen
+// object.
 func readOf(o *fsm.Observe, v *vars, r Read) Read {
+	if o.SelfRef {
+		if frozen := v.m.Memory.Frozen(); frozen.Frozen(v.self) {
+			return jsonvalue.Remember(frozen, v.self, refMemoOf(v.m, o), func() Read { return refOf(o, v, r) })
+		}
+	}
+	return refOf(o, v, r)
+}
+
+// refMemoOf is the jsonvalue.Remember name of o's reference: one per
+// compiled machine and observation, as for params.
+func refMemoOf(m *fsm.Machine, o *fsm.Observe) string {
+	names := m.Memory.Memo(m, "engine.refMemo", func() any {
+		names := make(map[*fsm.Observe]string, len(m.Observes))
+		for _, o := range m.Observes {
+			names[o] = fmt.Sprintf("engine.ref/%s/%p/%s", m.Name, m, o.Name)
+		}
+		return names
+	}).(map[*fsm.Observe]string)
+	return names[o]
+}
+
+// refOf evaluates the reference of one read of o in v.
+func refOf(o *fsm.Observe, v *vars, r Read) Read {
 	p := o.Get
 	if r.List {
 		p = o.List

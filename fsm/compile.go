@@ -668,7 +668,24 @@ func (c *compiler) observeWaves(m *Machine) {
 			}
 		}
 	}
+	// Params are of the object alone when no check reads more than the
+	// value, the object and other params.
+	ofSelf := func(name string) bool { return name == "self" }
+	paramsOfSelf := true
+	for _, p := range m.Params {
+		if p.Valid != nil && !readsOnly(p.Valid, lets, func(n string) bool { return n == "value" || n == "self" || strings.HasPrefix(n, "param.") }) {
+			paramsOfSelf = false
+		}
+	}
+	if paramsOfSelf {
+		ofSelf = func(name string) bool { return name == "self" || strings.HasPrefix(name, "param.") }
+	}
 	for i, o := range m.Observes {
+		ref := o.Get
+		if ref == nil {
+			ref = o.List
+		}
+		o.SelfRef = o.ForEach == nil && ref != nil && readsOnly(ref, lets, ofSelf)
 		reads := map[string]bool{}
 		for _, p := range []*Program{o.When, o.ForEach, o.Get, o.List} {
 			readsOf(p, map[string]bool{}, reads)
@@ -683,6 +700,36 @@ func (c *compiler) observeWaves(m *Machine) {
 			o.Wave = max(o.Wave, m.Observes[j].Wave+1)
 		}
 	}
+}
+
+// readsOnly reports whether p reads no free identifier but those allowed,
+// directly or through the lets it reads. A param is read as the
+// identifier "param.NAME".
+func readsOnly(p *Program, lets map[string]*Let, allowed func(string) bool) bool {
+	seen := map[string]bool{}
+	var only func(p *Program) bool
+	only = func(p *Program) bool {
+		if p == nil || p.Root() == nil {
+			return false // not compiled: nothing is known of what it reads
+		}
+		for name := range freeIdents(p.Root()) {
+			if allowed(name) {
+				continue
+			}
+			l := lets[name]
+			if l == nil {
+				return false
+			}
+			if !seen[name] {
+				seen[name] = true
+				if !only(l.Value) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	return only(p)
 }
 
 func sortedNames(m map[string]bool) []string {

@@ -83,6 +83,11 @@ type Observe struct {
 	Wave int
 	// Reads are the observations it reads, in declaration order.
 	Reads []string
+	// SelfRef is set when its reference (Get or List) reads nothing but
+	// self and params, directly or through lets, and its params' checks
+	// read nothing else either: one object always gives the same
+	// reference, which the engine may then remember on a frozen object.
+	SelfRef bool
 }
 
 // Let is a compiled let.
