@@ -26,11 +26,11 @@ func TestQueueOrder(t *testing.T) {
 		t.Helper()
 		it := q.pop()
 		popped++
-		for _, p := range q {
+		q.each(func(p item) {
 			if before(p, it) {
 				t.Fatalf("popped %+v while %+v was queued", it, p)
 			}
-		}
+		})
 	}
 	for range 2000 {
 		for range rng.IntN(4) {
@@ -38,11 +38,11 @@ func TestQueueOrder(t *testing.T) {
 			at := base.Add(time.Duration(rng.IntN(50)) * time.Minute)
 			q.push(item{at: at, when: at.UnixNano(), kind: itemKind(rng.IntN(3)), seq: pushed})
 		}
-		if len(q) > 0 && rng.IntN(3) > 0 {
+		if q.len() > 0 && rng.IntN(3) > 0 {
 			pop()
 		}
 	}
-	for len(q) > 0 {
+	for q.len() > 0 {
 		pop()
 	}
 	if popped != pushed {

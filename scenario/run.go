@@ -177,7 +177,7 @@ func Run(ctx context.Context, s *Scenario, ms []*fsm.Machine, opts Options) (*Re
 		r.push(item{at: s.Start.Add(e.At), kind: itemExpect, exp: e})
 	}
 	r.flush(false)
-	for len(r.q) > 0 {
+	for r.q.len() > 0 {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
