@@ -120,6 +120,7 @@ func identical(a, b any) bool {
 // answered without the full path: the status schema, and its validators.
 type statusShortcut struct {
 	structural *structuralschema.Structural
+	prune      *pruneNode // of structural
 	validate   *vnode
 	defaults   bool // the status schema has defaults
 	// lists is the status schema with only the branches that hold a list
@@ -145,7 +146,7 @@ func newStatusShortcut(s *structuralschema.Structural, props *apiextensionsinter
 	if err != nil {
 		return nil
 	}
-	return &statusShortcut{structural: &st, validate: v, defaults: hasDefaults(&st), lists: listBranches(&st)}
+	return &statusShortcut{structural: &st, prune: newPruneNode(&st), validate: v, defaults: hasDefaults(&st), lists: listBranches(&st)}
 }
 
 // listBranches returns a copy of s keeping only the properties, items and
@@ -187,31 +188,31 @@ func listBranches(s *structuralschema.Structural) *structuralschema.Structural {
 // not know), and pruning then decides; no only where pruning would remove
 // nothing, so that it need not walk (pruning is the server's: this only
 // spares a walk that finds nothing).
-func mayPrune(v any, s *structuralschema.Structural) bool {
+func mayPrune(v any, s *pruneNode) bool {
 	if s == nil {
 		_, scalar := v.(map[string]any)
 		_, list := v.([]any)
 		return scalar || list
 	}
-	if s.XEmbeddedResource {
+	if s.embedded {
 		return true
 	}
 	switch x := v.(type) {
 	case map[string]any:
 		for k, e := range x {
-			if p, ok := s.Properties[k]; ok {
-				if mayPruneProperty(e, p) {
+			if p, ok := s.props[k]; ok {
+				if mayPrune(e, p) {
 					return true
 				}
 				continue
 			}
-			if s.AdditionalProperties != nil {
-				if s.AdditionalProperties.Structural == nil || mayPrune(e, s.AdditionalProperties.Structural) {
+			if s.additional {
+				if s.additionalSchema == nil || mayPrune(e, s.additionalSchema) {
 					return true
 				}
 				continue
 			}
-			if !s.XPreserveUnknownFields {
+			if !s.preserve {
 				return true
 			}
 			// kept as it is: pruning does not look below an unknown
@@ -219,7 +220,7 @@ func mayPrune(v any, s *structuralschema.Structural) bool {
 		}
 	case []any:
 		for _, e := range x {
-			if mayPrune(e, s.Items) {
+			if mayPrune(e, s.items) {
 				return true
 			}
 		}
@@ -227,10 +228,33 @@ func mayPrune(v any, s *structuralschema.Structural) bool {
 	return false
 }
 
-// mayPruneProperty is mayPrune of a property's schema, a map's value:
-// taken by value, so that no copy of it is made on the heap.
-func mayPruneProperty(v any, s structuralschema.Structural) bool {
-	return mayPrune(v, &s)
+// pruneNode is what mayPrune reads of a structural schema, made once per
+// schema: the properties are held by pointer, where the schema holds them
+// by value (reading one there copies it).
+type pruneNode struct {
+	embedded, preserve bool
+	props              map[string]*pruneNode
+	additional         bool       // additionalProperties is set
+	additionalSchema   *pruneNode // nil when additionalProperties is a bool
+	items              *pruneNode
+}
+
+func newPruneNode(s *structuralschema.Structural) *pruneNode {
+	if s == nil {
+		return nil
+	}
+	n := &pruneNode{embedded: s.XEmbeddedResource, preserve: s.XPreserveUnknownFields, items: newPruneNode(s.Items)}
+	if len(s.Properties) > 0 {
+		n.props = make(map[string]*pruneNode, len(s.Properties))
+		for k, p := range s.Properties {
+			n.props[k] = newPruneNode(&p)
+		}
+	}
+	if s.AdditionalProperties != nil {
+		n.additional = true
+		n.additionalSchema = newPruneNode(s.AdditionalProperties.Structural)
+	}
+	return n
 }
 
 func hasDefaults(s *structuralschema.Structural) bool {
@@ -475,7 +499,7 @@ func (sc *statusShortcut) status(obj, old map[string]any) (map[string]any, bool)
 	if sc.defaults {
 		work = status
 	}
-	if mayPrune(work, sc.structural) {
+	if mayPrune(work, sc.prune) {
 		structuralpruning.PruneWithOptions(work, sc.structural, false, structuralschema.UnknownFieldPathOptions{})
 	}
 	if hasNull(work) {

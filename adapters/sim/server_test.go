@@ -352,7 +352,7 @@ func TestMayPruneOnlyWhereNothingIsPruned(t *testing.T) {
 		before := jsonvalue.DeepCopy(st)
 		pruned := jsonvalue.DeepCopy(st).(map[string]any)
 		structuralpruning.PruneWithOptions(pruned, sc.structural, false, structuralschema.UnknownFieldPathOptions{})
-		if !mayPrune(st, sc.structural) {
+		if !mayPrune(st, sc.prune) {
 			saidNo++
 			if !jsonvalue.Equal(pruned, before) {
 				t.Fatalf("mayPrune said no, and pruning changed %s into %s", mustJSON(before), mustJSON(pruned))
