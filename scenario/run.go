@@ -71,6 +71,7 @@ type runner struct {
 	seq      int
 	objs     map[adapters.Ref]*driven
 	current  adapters.Ref // the object being reconciled
+	made     []madeRecord // takeRecords' last batch, reused
 	res      *Result
 	counts   map[*WriteCount]int // requests so far matching each count expectation
 	end      time.Time

@@ -154,16 +154,18 @@ func (r *runner) flush(trace bool) {
 // takeRecords takes the cluster's records, each with the object whose
 // reconcile made it: a FaultCluster knows; any other cluster hands the
 // runner its records as they are served, so during a reconcile they are
-// that reconcile's, and outside one the world's.
+// that reconcile's, and outside one the world's. The slice handed out is
+// reused by the next call (as the simulator reuses its records): flush is
+// done with a batch when it takes the next.
 func (r *runner) takeRecords() []madeRecord {
 	if h, ok := r.cluster.(reconcileHooks); ok {
 		return h.takeRecords()
 	}
-	recs := r.cluster.TakeRecords()
-	out := make([]madeRecord, len(recs))
-	for i, rec := range recs {
-		out[i] = madeRecord{Record: rec, by: r.current}
+	out := r.made[:0]
+	for _, rec := range r.cluster.TakeRecords() {
+		out = append(out, madeRecord{Record: rec, by: r.current})
 	}
+	r.made = out
 	return out
 }
 
