@@ -6,7 +6,6 @@ import (
 	"github.com/statecraft/statecraft/engine"
 	"github.com/statecraft/statecraft/fsm"
 	"github.com/statecraft/statecraft/jsonvalue"
-	"github.com/statecraft/statecraft/rules"
 )
 
 // A reference of the object alone (fsm.Observe.SelfRef) is remembered on a
@@ -28,18 +27,10 @@ func TestReferenceRememberedOnFrozenObject(t *testing.T) {
 }`
 	}
 	mem := fsm.NewMemory(jsonvalue.NewRegistry())
-	compileIn := func(src string) *fsm.Machine {
-		f, diags := rules.Parse([]byte(src), "test.hcl")
-		ms, more := fsm.CompileIn(mem, f)
-		if diags = append(diags, more...); diags.HasErrors() {
-			t.Fatal(diags)
-		}
-		if !ms[0].Observes[0].SelfRef {
-			t.Fatal("the reference reads only self and a param, yet SelfRef is not set")
-		}
-		return ms[0]
+	a, b := compileIn(t, mem, src("a")), compileIn(t, mem, src("b"))
+	if !a.Observes[0].SelfRef {
+		t.Fatal("the reference reads only self and a param, yet SelfRef is not set")
 	}
-	a, b := compileIn(src("a")), compileIn(src("b"))
 	frozen := mem.Frozen()
 	x := frozen.Freeze(widget(map[string]any{"target": "x"}, nil))
 	read := func(m *fsm.Machine, obj map[string]any) string {

@@ -82,15 +82,7 @@ func TestParamsRememberedOnFrozenSpec(t *testing.T) {
 }`
 	}
 	mem := fsm.NewMemory(jsonvalue.NewRegistry())
-	compileIn := func(src string) *fsm.Machine {
-		f, diags := rules.Parse([]byte(src), "test.hcl")
-		ms, more := fsm.CompileIn(mem, f)
-		if diags = append(diags, more...); diags.HasErrors() {
-			t.Fatal(diags)
-		}
-		return ms[0]
-	}
-	five, ten := compileIn(src("5m")), compileIn(src("10m"))
+	five, ten := compileIn(t, mem, src("5m")), compileIn(t, mem, src("10m"))
 	plain := mem.Frozen().Freeze(widget(map[string]any{"x": "y"}, map[string]any{"state": "A"}))
 	tuned := mem.Frozen().Freeze(widget(map[string]any{"every": "7m"}, map[string]any{"state": "A"}))
 	for _, c := range []struct {
@@ -108,4 +100,15 @@ func TestParamsRememberedOnFrozenSpec(t *testing.T) {
 			}
 		}
 	}
+}
+
+// compileIn compiles the one machine of src into mem.
+func compileIn(t *testing.T, mem *fsm.Memory, src string) *fsm.Machine {
+	t.Helper()
+	f, diags := rules.Parse([]byte(src), "test.hcl")
+	ms, more := fsm.CompileIn(mem, f)
+	if diags = append(diags, more...); diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	return ms[0]
 }
