@@ -11,7 +11,7 @@ import (
 // An observation's reference is of the object alone (SelfRef) when it reads
 // only self and params, directly or through lets; one that reads status,
 // now, another observation or an element of for_each is not, and neither is
-// any when a param's check reads more than the object.
+// one that reads params when a param's check reads more than the object.
 func TestSelfRef(t *testing.T) {
 	const machine = `
 machine "m" {
